@@ -1,0 +1,24 @@
+import { subgraphs } from '../subgraphs/index.js';
+import { buildSubgraphSdl } from '../subgraphs/shared/subgraph/build.js';
+import { compose, readSupergraphConfig, withHeader } from './compose.js';
+
+/**
+ * Every generated file of schema/, by path, as the code makes it now: the subgraphs' SDL, the
+ * composed supergraph, the public API schema and the REST layer's OpenAPI document.
+ */
+export async function generatedArtefacts(): Promise<Record<string, string>> {
+  const config = readSupergraphConfig();
+  const files: Record<string, string> = {};
+  const services = [];
+  for (const entry of config) {
+    const subgraph = subgraphs.find((candidate) => candidate.name === entry.name);
+    if (!subgraph) throw new Error(`supergraph.yaml names ${entry.name}, which subgraphs/index.ts does not list`);
+    const sdl = await buildSubgraphSdl(subgraph);
+    files[entry.file.replace(/^\.\//, '')] = withHeader(sdl);
+    services.push({ name: entry.name, url: entry.routing_url, sdl });
+  }
+  const { supergraph, api } = compose(services);
+  files['schema/supergraph.graphql'] = withHeader(supergraph);
+  files['schema/api.graphql'] = withHeader(api);
+  return files;
+}

@@ -1,0 +1,22 @@
+import { ArgsType, Field, ID } from 'type-graphql';
+
+@ArgsType()
+export class CreatePersonalApiKeyArgs {
+  @Field({ description: 'A name for the key (at most 40 characters).' })
+  label!: string;
+
+  @Field(() => [String], { description: 'Scopes such as "project:read", or "*" for all of them.' })
+  scopes!: string[];
+}
+
+@ArgsType()
+export class PersonalApiKeyIdArgs {
+  @Field(() => ID)
+  id!: string;
+}
+
+@ArgsType()
+export class AuthenticateArgs {
+  @Field({ description: 'A presented personal API key.' })
+  value!: string;
+}

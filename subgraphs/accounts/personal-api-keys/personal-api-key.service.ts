@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireUserId } from '../../shared/auth/access.js';
+import type { Actor } from '../../shared/auth/actor.js';
+import { isKnownScope } from '../../shared/auth/scopes.js';
+import { generateToken, maskSecret } from '../../shared/crypto.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { tokenHash } from '../../shared/secrets.js';
+import { isUuid } from '../../shared/validation.js';
+import { User } from '../users/user.entity.js';
+import type { CreatePersonalApiKeyArgs } from './personal-api-key.inputs.js';
+import { PersonalApiKey } from './personal-api-key.entity.js';
+
+export const MAX_KEYS_PER_USER = 10;
+const MAX_LABEL_LENGTH = 40;
+/** `last_used_at` is written at most this often per key, so authentication rarely writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Who a key belongs to, as the router needs it to build the actor. */
+export interface KeyIdentity {
+  key_id: string;
+  user_id: number;
+  user_uuid: string;
+  scopes: string[];
+}
+
+export class PersonalApiKeyService {
+  constructor(private readonly em: EntityManager) {}
+
+  list(actor: Actor): Promise<PersonalApiKey[]> {
+    return this.em.find(PersonalApiKey, { user: requireUserId(actor) }, { orderBy: { created_at: 'desc', id: 'asc' } });
+  }
+
+  async get(actor: Actor, id: string): Promise<PersonalApiKey> {
+    const key = isUuid(id) ? await this.em.findOne(PersonalApiKey, { id, user: requireUserId(actor) }) : null;
+    if (!key) throw new NotFoundError();
+    return key;
+  }
+
+  async create(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<PersonalApiKey> {
+    const userId = requireUserId(actor);
+    const label = args.label.trim();
+    if (!label) throw new ValidationError('This field may not be blank.', 'label', 'blank');
+    if (label.length > MAX_LABEL_LENGTH) {
+      throw new ValidationError(`Ensure this field has no more than ${MAX_LABEL_LENGTH} characters.`, 'label', 'max_length');
+    }
+    if (args.scopes.length === 0) throw new ValidationError('This list may not be empty.', 'scopes', 'empty');
+    const unknown = args.scopes.find((scope) => !isKnownScope(scope));
+    if (unknown !== undefined) throw new ValidationError(`Invalid scope: ${unknown}`, 'scopes');
+    if ((await this.em.count(PersonalApiKey, { user: userId })) >= MAX_KEYS_PER_USER) {
+      throw new ValidationError(
+        `You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`,
+      );
+    }
+    const value = generateToken('phx_');
+    const key = Object.assign(new PersonalApiKey(), {
+      user: this.em.getReference(User, userId),
+      label,
+      scopes: [...new Set(args.scopes)],
+      secure_value: tokenHash(value),
+      mask_value: maskSecret(value),
+    });
+    await this.em.persistAndFlush(key);
+    key.value = value;
+    return key;
+  }
+
+  /** Revokes a key; the router's cache forgets it within a second. */
+  async delete(actor: Actor, id: string): Promise<void> {
+    const key = await this.get(actor, id);
+    await this.em.removeAndFlush(key);
+  }
+
+  /** The identity behind a presented key, or null. Only the key's hash is looked up. */
+  async authenticate(value: string): Promise<KeyIdentity | null> {
+    const key = await this.em.findOne(
+      PersonalApiKey,
+      { secure_value: tokenHash(value), user: { is_active: true } },
+      { populate: ['user'] },
+    );
+    if (!key) return null;
+    const now = Date.now();
+    if (!key.last_used_at || now - key.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await this.em.nativeUpdate(PersonalApiKey, { id: key.id }, { last_used_at: new Date(now) });
+    }
+    return { key_id: key.id, user_id: key.user.id, user_uuid: key.user.uuid, scopes: key.scopes };
+  }
+}

@@ -1,0 +1,38 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AuthenticationFailedError, ValidationError } from '../../shared/errors.js';
+import { hashPassword, verifyPassword } from './password.js';
+import { User } from './user.entity.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export class UserService {
+  constructor(private readonly em: EntityManager) {}
+
+  findById(id: number): Promise<User | null> {
+    return this.em.findOne(User, { id, is_active: true });
+  }
+
+  /**
+   * The user with this email, created when new; an existing one must know its password.
+   * Emails are matched case-insensitively and stored lower-cased.
+   */
+  async ensure(email: string, password: string): Promise<{ user: User; created: boolean }> {
+    const normalized = email.trim().toLowerCase();
+    if (!EMAIL.test(normalized)) throw new ValidationError('Enter a valid email address.', 'email', 'invalid');
+    if (password.length < 8) throw new ValidationError('This password is too short. It must contain at least 8 characters.', 'password', 'password_too_short');
+    const existing = await this.em.findOne(User, { email: normalized });
+    if (existing) {
+      if (!(await verifyPassword(password, existing.password_hash))) {
+        throw new AuthenticationFailedError('The password does not match the existing user.');
+      }
+      return { user: existing, created: false };
+    }
+    const user = Object.assign(new User(), { email: normalized, password_hash: await hashPassword(password) });
+    await this.em.persistAndFlush(user);
+    return { user, created: true };
+  }
+
+  async count(): Promise<number> {
+    return this.em.count(User, {});
+  }
+}

@@ -1,0 +1,2 @@
+/** Customer profile configs offer nothing to other subgraphs yet; this is where they would. */
+export const customerProfilesFacade = {};

@@ -1,0 +1,25 @@
+import { defineSubgraph } from '../shared/subgraph/define.js';
+import { Environment } from './environments/environment.entity.js';
+import { EnvironmentResolver } from './environments/environment.resolver.js';
+import { EnvironmentService } from './environments/environment.service.js';
+import { Membership } from './memberships/membership.entity.js';
+import { MembershipResolver } from './memberships/membership.resolver.js';
+import { migrations } from './migrations/index.js';
+import { Organization } from './organizations/organization.entity.js';
+import { OrganizationResolver } from './organizations/organization.resolver.js';
+import { OrganizationService } from './organizations/organization.service.js';
+import { Project } from './projects/project.entity.js';
+import { ProjectResolver } from './projects/project.resolver.js';
+import { ProjectService } from './projects/project.service.js';
+
+export const projects = defineSubgraph({
+  name: 'projects',
+  entities: [Organization, Membership, Project, Environment],
+  migrations,
+  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, MembershipResolver],
+  references: {
+    Organization: (reference, { actor, em }) => new OrganizationService(em).find(actor, String(reference.id)),
+    Project: (reference, { actor, em }) => new ProjectService(em).find(actor, Number(reference.id)),
+    Environment: (reference, { actor, em }) => new EnvironmentService(em).find(actor, Number(reference.id)),
+  },
+});

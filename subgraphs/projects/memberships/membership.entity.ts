@@ -1,0 +1,24 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Organization } from '../organizations/organization.entity.js';
+
+/** A user's membership of an organization, with its level (member 1, admin 8, owner 15). */
+@Entity({ tableName: 'memberships' })
+@Unique({ properties: ['organization', 'user_id'] })
+export class Membership {
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Organization, { deleteRule: 'cascade' })
+  organization!: Organization;
+
+  /** The accounts subgraph's user id (a plain id: users live in another subgraph). */
+  @Index()
+  @Property({ type: 'integer' })
+  user_id!: number;
+
+  @Property({ type: 'smallint' })
+  level!: number;
+
+  @Property({ type: 'timestamptz' })
+  created_at: Date = new Date();
+}

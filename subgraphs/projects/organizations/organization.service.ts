@@ -1,0 +1,38 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireOrganization } from '../../shared/auth/access.js';
+import type { Actor } from '../../shared/auth/actor.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { Organization } from './organization.entity.js';
+
+const MAX_NAME_LENGTH = 64;
+
+export class OrganizationService {
+  constructor(private readonly em: EntityManager) {}
+
+  /** The actor's organizations, oldest first. */
+  mine(actor: Actor): Promise<Organization[]> {
+    return this.em.find(Organization, { id: { $in: Object.keys(actor.organizations) } }, { orderBy: { created_at: 'asc', id: 'asc' } });
+  }
+
+  async get(actor: Actor, id: string): Promise<Organization> {
+    const organization = id in actor.organizations ? await this.em.findOne(Organization, { id }) : null;
+    if (!organization) throw new NotFoundError();
+    requireOrganization(actor, id);
+    return organization;
+  }
+
+  find(actor: Actor, id: string): Promise<Organization | null> {
+    return this.get(actor, id).catch(() => null);
+  }
+
+  async create(name: string): Promise<Organization> {
+    const trimmed = name.trim();
+    if (!trimmed) throw new ValidationError('This field may not be blank.', 'name', 'blank');
+    if (trimmed.length > MAX_NAME_LENGTH) {
+      throw new ValidationError(`Ensure this field has no more than ${MAX_NAME_LENGTH} characters.`, 'name', 'max_length');
+    }
+    const organization = Object.assign(new Organization(), { name: trimmed });
+    await this.em.persistAndFlush(organization);
+    return organization;
+  }
+}

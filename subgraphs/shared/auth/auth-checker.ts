@@ -1,0 +1,23 @@
+import type { AuthChecker } from 'type-graphql';
+import type { SubgraphContext } from '../context.js';
+import { ForbiddenError, NotAuthenticatedError } from '../errors.js';
+import { grants, INTERNAL, type RequiredScope } from './scopes.js';
+
+export const PERSONAL_KEY_NOT_ALLOWED = 'This action does not support Personal API Key access';
+
+/**
+ * `@Authorized(...scopes)`: the caller needs every listed scope. INTERNAL is met only by the router's
+ * own service actor; an empty list means "any authenticated caller".
+ */
+export const scopeAuthChecker: AuthChecker<SubgraphContext, RequiredScope> = ({ context }, required) => {
+  const { actor } = context;
+  if (required.includes(INTERNAL)) {
+    if (actor.kind === 'service') return true;
+    if (actor.kind === 'anonymous') throw new NotAuthenticatedError();
+    throw new ForbiddenError(PERSONAL_KEY_NOT_ALLOWED);
+  }
+  if (actor.kind !== 'personal_api_key') throw new NotAuthenticatedError();
+  const missing = required.find((scope) => !grants(actor.scopes, scope));
+  if (missing) throw new ForbiddenError(`API key missing required scope '${missing}'`);
+  return true;
+};

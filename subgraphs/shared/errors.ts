@@ -1,0 +1,155 @@
+import { GraphQLError } from 'graphql';
+
+/** The error families of the contract's REST error body (`type`). */
+export type ErrorType =
+  | 'validation_error'
+  | 'authentication_error'
+  | 'invalid_request'
+  | 'throttled_error'
+  | 'server_error';
+
+export interface ErrorBody {
+  type: ErrorType;
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+
+/**
+ * An expected failure. It carries everything the contract's error body needs in `extensions`
+ * (`code`, `type`, `attr`, `status`), so GraphQL clients and the REST layer see the same thing.
+ * The status is not put in `extensions.http`: subgraphs answer 200 with GraphQL errors, so the
+ * router passes them through unchanged, and the REST layer picks the HTTP status from `status`.
+ */
+export class AppError extends GraphQLError {
+  constructor(readonly status: number, type: ErrorType, code: string, detail: string, attr: string | null = null) {
+    super(detail, { extensions: { code, type, attr, status } });
+  }
+}
+
+/** 400: bad input; `attr` names the field (nested fields joined with `__`, as PostHog does). */
+export class ValidationError extends AppError {
+  constructor(detail: string, attr: string | null = null, code = 'invalid_input') {
+    super(400, 'validation_error', code, detail, attr);
+  }
+}
+
+/** 400: a body that is not JSON. */
+export class ParseError extends AppError {
+  constructor(detail: string) {
+    super(400, 'invalid_request', 'parse_error', detail);
+  }
+}
+
+/** 401: no credentials at all. */
+export class NotAuthenticatedError extends AppError {
+  constructor(detail = 'Authentication credentials were not provided.') {
+    super(401, 'authentication_error', 'not_authenticated', detail);
+  }
+}
+
+/** 401: credentials that match nothing. */
+export class AuthenticationFailedError extends AppError {
+  constructor(detail = 'Personal API key found in request Authorization header is invalid.') {
+    super(401, 'authentication_error', 'authentication_failed', detail);
+  }
+}
+
+/** 403: authenticated, but not allowed (scope, membership level, foreign project). */
+export class ForbiddenError extends AppError {
+  constructor(detail = 'You do not have permission to perform this action.') {
+    super(403, 'authentication_error', 'permission_denied', detail);
+  }
+}
+
+/** 404: nothing there where the caller has access; another tenant's object is worded the same. */
+export class NotFoundError extends AppError {
+  constructor(detail = 'Not found.') {
+    super(404, 'invalid_request', 'not_found', detail);
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  constructor(method: string) {
+    super(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(detail: string, code = 'conflict', attr: string | null = null) {
+    super(409, 'invalid_request', code, detail, attr);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limit: number) {
+    super(413, 'invalid_request', 'request_too_large', `Request body is larger than ${limit} bytes.`);
+  }
+}
+
+export class ThrottledError extends AppError {
+  constructor(seconds: number) {
+    super(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} seconds.`);
+  }
+}
+
+/** 502/503/504: an upstream (language-model provider, SMTP) failed; the detail names which. */
+export class UpstreamError extends AppError {
+  constructor(status: 502 | 503 | 504, detail: string) {
+    super(status, 'server_error', 'upstream_error', detail);
+  }
+}
+
+const TYPE_BY_STATUS: Record<number, ErrorType> = {
+  400: 'validation_error',
+  401: 'authentication_error',
+  403: 'authentication_error',
+  429: 'throttled_error',
+};
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_input',
+  401: 'not_authenticated',
+  403: 'permission_denied',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'request_too_large',
+  429: 'throttled',
+};
+
+/** Builds the contract's error body from a GraphQL error's `extensions` (ours, or a gateway's). */
+export function errorBody(error: { message: string; extensions?: Record<string, unknown> }): { status: number; body: ErrorBody } {
+  const ext = error.extensions ?? {};
+  const status = Number(ext.status ?? (ext.http as { status?: number } | undefined)?.status ?? statusOfCode(String(ext.code ?? '')));
+  const known = status >= 400 && status < 600 ? status : 500;
+  if (known >= 500 && ext.type === undefined) {
+    return { status: 500, body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null } };
+  }
+  return {
+    status: known,
+    body: {
+      type: (ext.type as ErrorType) ?? TYPE_BY_STATUS[known] ?? (known >= 500 ? 'server_error' : 'invalid_request'),
+      code: typeof ext.code === 'string' && ext.code === ext.code.toLowerCase() ? ext.code : CODE_BY_STATUS[known] ?? 'error',
+      detail: error.message,
+      attr: typeof ext.attr === 'string' ? ext.attr : null,
+    },
+  };
+}
+
+/** Codes that graphql-js and the gateway use for request problems they find before any resolver runs. */
+function statusOfCode(code: string): number {
+  switch (code) {
+    case 'GRAPHQL_PARSE_FAILED':
+    case 'GRAPHQL_VALIDATION_FAILED':
+    case 'BAD_USER_INPUT':
+    case 'BAD_REQUEST':
+      return 400;
+    case 'UNAUTHENTICATED':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
+    default:
+      return 500;
+  }
+}

@@ -1,0 +1,65 @@
+/** One published event as subscribers receive it: a per-topic sequence number and the payload. */
+export interface Envelope<T = unknown> {
+  /**
+   * Increases by one per event on a topic; a client that reconnects after a gap compares it with the
+   * last it saw and re-queries what it missed.
+   */
+  sequence: number;
+  payload: T;
+}
+
+/**
+ * Topic-based publish/subscribe. Payloads travel as JSON in every implementation, so a subscriber
+ * sees the same values (dates as ISO strings) whether the publisher is in this process or another.
+ */
+export interface PubSub {
+  publish(topic: string, payload: unknown): Promise<number>;
+  subscribe<T = unknown>(topic: string): AsyncIterableIterator<Envelope<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A push queue exposed as an async iterator; `onReturn` runs once when the consumer stops.
+ * Shared by the implementations so that both end a subscription the same way.
+ */
+export function pushIterator<T>(onReturn: () => void): {
+  iterator: AsyncIterableIterator<T>;
+  push: (value: T) => void;
+  end: () => void;
+} {
+  const queue: T[] = [];
+  const waiting: ((result: IteratorResult<T>) => void)[] = [];
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    onReturn();
+    for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
+  };
+  const iterator: AsyncIterableIterator<T> = {
+    next: () => {
+      if (queue.length > 0) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    return: () => {
+      finish();
+      queue.length = 0;
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    throw: (error?: unknown) => {
+      finish();
+      return Promise.reject(error);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  const push = (value: T) => {
+    if (done) return;
+    const resolve = waiting.shift();
+    if (resolve) resolve({ value, done: false });
+    else queue.push(value);
+  };
+  return { iterator, push, end: finish };
+}

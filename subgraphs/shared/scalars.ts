@@ -1,0 +1,12 @@
+import { GraphQLScalarType } from 'graphql';
+import { GraphQLDateTimeISO, GraphQLJSON } from 'graphql-scalars';
+
+/** Free-form JSON (objects, arrays or null), passed through untouched. */
+export const JSONScalar = GraphQLJSON;
+
+/** ISO 8601 timestamp in UTC (`2026-01-31T12:00:00.000Z`). */
+export const DateTimeScalar = new GraphQLScalarType({
+  ...GraphQLDateTimeISO.toConfig(),
+  name: 'DateTime',
+  description: 'An ISO 8601 timestamp in UTC, such as 2026-01-31T12:00:00.000Z.',
+});

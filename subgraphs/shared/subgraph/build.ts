@@ -1,0 +1,65 @@
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { lexicographicSortSchema, parse, type GraphQLSchema } from 'graphql';
+import { buildSchema, createResolversMap } from 'type-graphql';
+import { scopeAuthChecker } from '../auth/auth-checker.js';
+import { DateTimeScalar } from '../scalars.js';
+import type { SubgraphDefinition } from './define.js';
+
+/** Federation 2 directives every subgraph may use. */
+const FEDERATION_LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@inaccessible", "@external", "@requires", "@provides"])';
+
+/**
+ * Subscriptions take their pub/sub from the request context (`subscribe` option of
+ * `@Subscription`), so that one built schema serves any pub/sub; type-graphql still wants a
+ * schema-level one, which must never be reached.
+ */
+const contextPubSubOnly = {
+  publish: () => {
+    throw new Error('publish through context.pubsub');
+  },
+  subscribe: () => {
+    throw new Error('@Subscription needs a `subscribe` option that uses context.pubsub');
+  },
+};
+
+const built = new WeakMap<SubgraphDefinition, Promise<GraphQLSchema>>();
+
+/**
+ * The executable federated schema of a subgraph: type-graphql builds the types and resolvers,
+ * `@apollo/subgraph` adds `_service`, `_entities` and the reference resolvers. Built once per
+ * definition and process.
+ */
+export function buildSubgraphGraphQLSchema(subgraph: SubgraphDefinition): Promise<GraphQLSchema> {
+  let schema = built.get(subgraph);
+  if (!schema) {
+    schema = build(subgraph);
+    built.set(subgraph, schema);
+  }
+  return schema;
+}
+
+/** The subgraph's SDL as composition reads it (what `schema/subgraphs/<name>.graphql` holds). */
+export async function buildSubgraphSdl(subgraph: SubgraphDefinition): Promise<string> {
+  return printSubgraphSchema(await buildSubgraphGraphQLSchema(subgraph));
+}
+
+async function build(subgraph: SubgraphDefinition): Promise<GraphQLSchema> {
+  const typeGraphqlSchema = await buildSchema({
+    resolvers: subgraph.resolvers,
+    orphanedTypes: subgraph.orphanedTypes,
+    authChecker: scopeAuthChecker,
+    authMode: 'error',
+    pubSub: contextPubSubOnly,
+    validate: false,
+    scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
+  });
+  const sorted = lexicographicSortSchema(typeGraphqlSchema);
+  const typeDefs = parse(`${FEDERATION_LINK}\n\n${printSchemaWithDirectives(sorted)}`);
+  const resolvers = createResolversMap(typeGraphqlSchema) as Record<string, Record<string, unknown>>;
+  for (const [typeName, resolveReference] of Object.entries(subgraph.references ?? {})) {
+    resolvers[typeName] = { ...resolvers[typeName], __resolveReference: resolveReference };
+  }
+  return buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+}

@@ -1,0 +1,25 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import type { NonEmptyArray } from 'type-graphql';
+import type { SubgraphContext } from '../context.js';
+
+/** Resolves a `@key` entity of this subgraph from its key fields (Apollo's `__resolveReference`). */
+export type ReferenceResolver = (reference: Record<string, unknown>, context: SubgraphContext) => unknown;
+
+/**
+ * Everything that makes a subgraph: its name (kebab-case, the same in `supergraph.yaml`,
+ * `schema/subgraphs/` and its PostgreSQL schema in snake_case), its entities and committed
+ * migrations, its resolvers, and reference resolvers for the entities it owns.
+ */
+export interface SubgraphDefinition {
+  name: string;
+  entities: Function[];
+  migrations: MigrationObject[];
+  resolvers: NonEmptyArray<Function>;
+  /** Types reachable only through `_entities` (stubs of other subgraphs' entities). */
+  orphanedTypes?: Function[];
+  references?: Record<string, ReferenceResolver>;
+}
+
+export function defineSubgraph(definition: SubgraphDefinition): SubgraphDefinition {
+  return definition;
+}

@@ -1,0 +1,195 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer, HeaderMap, type HTTPGraphQLResponse } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
+import type { SubgraphContext } from '../context.js';
+import type { Orm } from '../db/orm.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { PubSub } from '../pubsub/pubsub.js';
+import { buildSubgraphGraphQLSchema } from './build.js';
+import type { SubgraphDefinition } from './define.js';
+
+/** What a running subgraph needs: its definition, its database, the pub/sub and the actor signer. */
+export interface SubgraphRuntime {
+  definition: SubgraphDefinition;
+  orm: Orm;
+  pubsub: PubSub;
+  signer: ActorSigner;
+  log: Logger;
+}
+
+export interface ServedSubgraph {
+  name: string;
+  /** `http://host:port/graphql`; the same path answers graphql-ws. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Internal requests come from the router only; this bounds what a misbehaving peer can send. */
+const MAX_INTERNAL_BODY = 8 * 1024 * 1024;
+
+/**
+ * Serves one subgraph over HTTP (POST/GET `/graphql`) and graphql-ws (same path). Every request must
+ * carry a valid actor header signed by the router; one that is missing, forged or stale is refused.
+ */
+export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port: number): Promise<ServedSubgraph> {
+  const { definition, log } = runtime;
+  const schema = await buildSubgraphGraphQLSchema(definition);
+  const apollo = new ApolloServer<SubgraphContext>({
+    schema,
+    includeStacktraceInErrorResponses: false,
+    csrfPrevention: false,
+    formatError: (formatted, error) => formatSubgraphError(formatted, error, log),
+  });
+  await apollo.start();
+
+  const server = createServer((request, response) => {
+    handleHttp(apollo, runtime, request, response).catch((error: unknown) => {
+      log.error({ err: error }, 'subgraph request failed');
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ errors: [{ message: 'A server error occurred.' }] }));
+    });
+  });
+  const sockets = new WebSocketServer({ server, path: '/graphql' });
+  const wsServer = useServer<Record<string, unknown>, { actor?: Actor }>(
+    {
+      schema,
+      onConnect: (ctx) => {
+        const header = ctx.connectionParams?.[ACTOR_HEADER] ?? ctx.extra.request.headers[ACTOR_HEADER];
+        const actor = runtime.signer.verify(typeof header === 'string' ? header : undefined);
+        if (!actor) return false;
+        ctx.extra.actor = actor;
+        return true;
+      },
+      context: (ctx) => contextFor(runtime, ctx.extra.actor!),
+    },
+    sockets,
+  );
+
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address() as AddressInfo;
+  const url = `http://${host}:${address.port}/graphql`;
+  log.info({ subgraph: definition.name, url }, 'subgraph listening');
+  return {
+    name: definition.name,
+    url,
+    close: () => closeAll(server, sockets, wsServer, apollo),
+  };
+}
+
+function contextFor(runtime: SubgraphRuntime, actor: Actor): SubgraphContext {
+  return {
+    actor,
+    em: runtime.orm.em.fork(),
+    log: runtime.log,
+    pubsub: runtime.pubsub,
+  };
+}
+
+async function handleHttp(
+  apollo: ApolloServer<SubgraphContext>,
+  runtime: SubgraphRuntime,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://subgraph');
+  if (url.pathname === '/healthz') {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    return;
+  }
+  if (url.pathname !== '/graphql') {
+    response.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"message":"Not found."}]}');
+    return;
+  }
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const body = request.method === 'POST' ? await readJson(request) : undefined;
+  const result = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: { method: request.method ?? 'GET', headers, search: url.search, body },
+    context: async () => {
+      const actor = runtime.signer.verify(headers.get(ACTOR_HEADER));
+      if (!actor) {
+        throw new GraphQLError('Missing, forged or expired actor header.', {
+          extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+        });
+      }
+      return contextFor(runtime, actor);
+    },
+  });
+  await writeResponse(result, response);
+}
+
+async function writeResponse(result: HTTPGraphQLResponse, response: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of result.headers) headers[name] = value;
+  response.writeHead(result.status ?? 200, headers);
+  if (result.body.kind === 'complete') {
+    response.end(result.body.string);
+    return;
+  }
+  for await (const chunk of result.body.asyncIterator) response.write(chunk);
+  response.end();
+}
+
+function readJson(request: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_INTERNAL_BODY) {
+        reject(new Error('subgraph request body too large'));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Typed errors and GraphQL's own request errors pass as they are; anything else is a defect,
+ * logged in full and answered with the generic server error (no message, no stack).
+ */
+function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (original instanceof AppError) return formatted;
+  const code = formatted.extensions?.code;
+  if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return formatted;
+  log.error({ err: original, path: formatted.path }, 'unexpected error in resolver');
+  return {
+    message: 'A server error occurred.',
+    path: formatted.path,
+    locations: formatted.locations,
+    extensions: { code: 'error', type: 'server_error', status: 500, attr: null },
+  };
+}
+
+async function closeAll(
+  server: Server,
+  sockets: WebSocketServer,
+  wsServer: { dispose(): void | Promise<void> },
+  apollo: ApolloServer<SubgraphContext>,
+): Promise<void> {
+  await wsServer.dispose();
+  for (const client of sockets.clients) client.terminate();
+  await new Promise<void>((resolve) => sockets.close(() => resolve()));
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await apollo.stop();
+}
