@@ -11,3 +11,5 @@ export function subgraphNamed(name: string): SubgraphDefinition {
   if (!found) throw new Error(`no subgraph named ${name}`);
   return found;
 }
+
+export { startSubgraphs, type RunningSubgraphs } from './platform.js';

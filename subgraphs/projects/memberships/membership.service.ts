@@ -26,7 +26,7 @@ export class MembershipService {
   }
 
   async add(organizationId: string, userId: number, level: number): Promise<void> {
-    await this.em.upsert(Membership, { organization: organizationId, user_id: userId, level }, {
+    await this.em.upsert(Membership, { organization: organizationId, user_id: userId, level, created_at: new Date() }, {
       onConflictFields: ['organization', 'user_id'],
       onConflictAction: 'ignore',
     });

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type HTTPGraphQLResponse } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -43,7 +44,9 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   const apollo = new ApolloServer<SubgraphContext>({
     schema,
     includeStacktraceInErrorResponses: false,
+    // Only the router calls a subgraph, with a signed actor header: CSRF cannot reach it.
     csrfPrevention: false,
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, log),
   });
   await apollo.start();

@@ -1,0 +1,167 @@
+import { filterSchema } from '@graphql-tools/utils';
+import { buildSchema, print, type DocumentNode, type ExecutionResult } from 'graphql';
+import { createSofaRouter, createSofa } from 'sofa-api';
+import { MethodNotAllowedError, NotFoundError, ParseError, ValidationError, type AppError } from '../subgraphs/shared/errors.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
+import { serveDocs } from './docs.js';
+import { errorResponse, restError } from './errors.js';
+import { RouteMatcher, type RestRoute } from './route-table.js';
+import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
+
+/** Runs one GraphQL operation through the router, as the REST caller (its Authorization header). */
+export type RouterExecutor = (operation: {
+  query: string;
+  variables: Record<string, unknown>;
+  authorization: string | null;
+}) => Promise<ExecutionResult>;
+
+export interface RestOptions {
+  /** The public schema (`schema/api.graphql`). */
+  apiSdl: string;
+  execute: RouterExecutor;
+  log: Logger;
+  routes?: RestRoute[];
+  /** `Type.field`s left out of REST records (default: every area's `hiddenFields`). */
+  hiddenFields?: string[];
+}
+
+export interface RestLayer {
+  /** Answers a request under `/api`; the body is already bounded by the listener. */
+  handle(request: Request): Promise<Response>;
+  openapi: Record<string, unknown>;
+}
+
+const API_PREFIX = '/api';
+
+/**
+ * The REST projection: SOFA over the public schema, restricted to the documented routes, and
+ * executing every operation through the router. Around SOFA: route matching with and without the
+ * trailing slash (404/405), body parsing (400), DRF-style paging (`limit`/`offset` fallbacks,
+ * absolute `next`/`previous`), 201/204 statuses and the contract's error body.
+ */
+export function createRest(options: RestOptions): RestLayer {
+  const routes = options.routes ?? allRoutes;
+  const matcher = new RouteMatcher(routes);
+  const fields = new Set<string>(routes.map((route) => route.field));
+  const hidden = new Set(options.hiddenFields ?? allHiddenFields);
+  const schema = filterSchema({
+    schema: buildSchema(options.apiSdl),
+    rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
+    objectFieldFilter: (type, name) => !hidden.has(`${type}.${name}`),
+  });
+  const printed = new WeakMap<DocumentNode, string>();
+  const sofa = createSofaRouter(
+    createSofa({
+      basePath: API_PREFIX,
+      schema,
+      routes: Object.fromEntries(
+        routes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.status ?? 200, description: route.description }]),
+      ),
+      context: ({ request }) => ({ authorization: request.headers.get('authorization') }),
+      execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: { authorization: string | null } }) => {
+        let query = printed.get(args.document);
+        if (!query) {
+          query = print(args.document);
+          printed.set(args.document, query);
+        }
+        return options.execute({ query, variables: args.variableValues ?? {}, authorization: args.contextValue.authorization });
+      }) as never,
+      errorHandler: (errors) => {
+        const { status, body } = restError(errors[0] ?? { message: 'A server error occurred.' });
+        if (status >= 500) options.log.error({ errors }, 'REST operation failed');
+        return errorResponse(status, body) as never;
+      },
+      openAPI: {
+        info: {
+          title: 'Analytics Platform Management API',
+          version: '1.0.0',
+          description: 'REST compatibility layer: the documented paths, projected from the GraphQL API.',
+        },
+      },
+    }),
+  );
+  const openapi = (sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument;
+
+  return {
+    openapi,
+    async handle(request: Request): Promise<Response> {
+      const url = new URL(request.url);
+      const path = url.pathname.slice(API_PREFIX.length) || '/';
+      const docs = serveDocs(request.method, path, openapi);
+      if (docs) return docs;
+      const match = matcher.match(request.method, path);
+      if (match.kind === 'not_found') return fail(new NotFoundError());
+      if (match.kind === 'method_not_allowed') {
+        return fail(new MethodNotAllowedError(request.method), { allow: match.allowed.join(', ') });
+      }
+      const body = await readBody(request, match.route.method);
+      if (body instanceof Response) return body;
+      const response = await sofa.fetch(
+        new Request(`http://rest${API_PREFIX}${path.replace(/\/$/, '')}${pagingQuery(url.searchParams)}`, {
+          method: request.method,
+          headers: { 'content-type': 'application/json', authorization: request.headers.get('authorization') ?? '' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+      return finish(response, match.route, url);
+    },
+  };
+}
+
+function fail(error: AppError, headers: Record<string, string> = {}): Response {
+  const { status, body } = restError(error);
+  return errorResponse(status, body, headers);
+}
+
+/** The JSON body of a write, or a 400 for one that is not a JSON object. */
+async function readBody(request: Request, method: string): Promise<Record<string, unknown> | undefined | Response> {
+  if (method === 'GET' || method === 'DELETE') return undefined;
+  const text = await request.text();
+  if (!text.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return fail(new ParseError(`JSON parse error - ${(error as Error).message}`));
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const got = Array.isArray(parsed) ? 'list' : parsed === null ? 'null' : typeof parsed;
+    return fail(new ValidationError(`Invalid data. Expected a dictionary, but got ${got}.`));
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The query string passed on: as in DRF, a `limit` or `offset` that is not a valid number falls
+ * back to the default instead of failing.
+ */
+function pagingQuery(params: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const [name, value] of params) {
+    if (name === 'limit' && !/^[1-9]\d{0,8}$/.test(value)) continue;
+    if (name === 'offset' && !/^\d{1,9}$/.test(value)) continue;
+    kept.append(name, value);
+  }
+  const text = kept.toString();
+  return text ? `?${text}` : '';
+}
+
+async function finish(response: Response, route: RestRoute, url: URL): Promise<Response> {
+  if (!response.ok) return response;
+  if (route.status === 204) return new Response(null, { status: 204 });
+  if (!route.paginated) return response;
+  const page = (await response.json()) as { next: string | null; previous: string | null };
+  page.next = absolutePageUrl(url, page.next);
+  page.previous = absolutePageUrl(url, page.previous);
+  return Response.json(page, { status: response.status });
+}
+
+/** The request's own URL with `limit`/`offset` of a relative page reference (`?limit=…&offset=…`). */
+function absolutePageUrl(request: URL, reference: string | null): string | null {
+  if (reference === null) return null;
+  const target = new URL(request.toString());
+  const page = new URLSearchParams(reference.replace(/^\?/, ''));
+  target.searchParams.delete('offset');
+  for (const [name, value] of page) target.searchParams.set(name, value);
+  return target.toString();
+}

@@ -1,0 +1,9 @@
+import type { RestRoute } from '../route-table.js';
+import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
+import { personalApiKeyRoutes } from './personal-api-keys.routes.js';
+
+/** Every REST route, one table per API area. */
+export const routes: RestRoute[] = [...personalApiKeyRoutes, ...customerProfileConfigRoutes];
+
+/** Fields that REST records leave out, so that they keep PostHog's shape. */
+export const hiddenFields: string[] = [...customerProfileConfigHiddenFields];

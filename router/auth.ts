@@ -1,0 +1,93 @@
+import { ANONYMOUS, SERVICE, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { sha256Hex } from '../subgraphs/shared/crypto.js';
+import { AuthenticationFailedError } from '../subgraphs/shared/errors.js';
+import { callSubgraph } from './subgraph-client.js';
+
+const AUTHENTICATE = `query ($value: String!) {
+  _authenticate_personal_api_key(value: $value) { key_id user_id user_uuid scopes }
+}`;
+const MEMBERSHIPS = `query ($user_id: Int!) {
+  _actor_memberships(user_id: $user_id) { organizations { id level } environments { id project_id organization_id } }
+}`;
+
+interface KeyIdentity {
+  key_id: string;
+  user_id: number;
+  user_uuid: string;
+  scopes: string[];
+}
+interface Memberships {
+  organizations: { id: string; level: number }[];
+  environments: { id: number; project_id: number; organization_id: string }[];
+}
+
+/** How long a resolved key is trusted before it is looked up again: revocation wins within this. */
+export const AUTH_CACHE_MS = 1000;
+const MAX_CACHED_KEYS = 10_000;
+
+/**
+ * Turns `Authorization: Bearer <personal key>` into an actor, asking the accounts subgraph who owns
+ * the key and the projects subgraph what the user may reach. Results are cached briefly, by the
+ * key's hash (never the key), and concurrent misses for one key share a single lookup.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, { actor: Promise<Actor>; expires: number }>();
+
+  constructor(
+    private readonly signer: ActorSigner,
+    private readonly urls: { accounts: string; projects: string },
+  ) {}
+
+  /** The actor for an Authorization header value; anonymous without one. */
+  actorFor(authorization: string | null | undefined): Promise<Actor> {
+    if (!authorization) return Promise.resolve(ANONYMOUS);
+    const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) return Promise.reject(new AuthenticationFailedError());
+    const key = match[1]!;
+    const cacheKey = sha256Hex(key);
+    const now = Date.now();
+    const hit = this.cache.get(cacheKey);
+    if (hit && hit.expires > now) return hit.actor;
+    const actor = this.lookup(key);
+    this.remember(cacheKey, actor, now);
+    return actor;
+  }
+
+  private remember(cacheKey: string, actor: Promise<Actor>, now: number): void {
+    if (this.cache.size >= MAX_CACHED_KEYS) {
+      for (const [entryKey, entry] of this.cache) if (entry.expires <= now) this.cache.delete(entryKey);
+      if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
+    }
+    this.cache.set(cacheKey, { actor, expires: now + AUTH_CACHE_MS });
+    // A failed lookup (subgraph down) must not be remembered as an answer.
+    actor.catch(() => this.cache.delete(cacheKey));
+  }
+
+  private async lookup(key: string): Promise<Actor> {
+    if (!key.startsWith('phx_')) throw new AuthenticationFailedError();
+    const service = this.signer.sign(SERVICE);
+    const { _authenticate_personal_api_key: identity } = await callSubgraph<{ _authenticate_personal_api_key: KeyIdentity | null }>(
+      this.urls.accounts,
+      service,
+      AUTHENTICATE,
+      { value: key },
+    );
+    if (!identity) throw new AuthenticationFailedError();
+    const { _actor_memberships: memberships } = await callSubgraph<{ _actor_memberships: Memberships }>(
+      this.urls.projects,
+      service,
+      MEMBERSHIPS,
+      { user_id: identity.user_id },
+    );
+    return {
+      kind: 'personal_api_key',
+      user: { id: identity.user_id, uuid: identity.user_uuid },
+      key_id: identity.key_id,
+      scopes: identity.scopes,
+      organizations: Object.fromEntries(memberships.organizations.map((o) => [o.id, o.level])),
+      environments: Object.fromEntries(
+        memberships.environments.map((e) => [String(e.id), { project_id: e.project_id, organization_id: e.organization_id }]),
+      ),
+    };
+  }
+}

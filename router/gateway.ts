@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createGatewayRuntime, type GatewayPlugin, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
+import httpTransport from '@graphql-mesh/transport-http';
+import wsTransport from '@graphql-mesh/transport-ws';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { AppError } from '../subgraphs/shared/errors.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
+import type { Authenticator } from './auth.js';
+import { useQueryLimits, type QueryLimits } from './limits.js';
+
+/** What the gateway adds to each operation's context. */
+export interface RouterContext {
+  actor: Actor;
+  actorHeader: string;
+}
+
+/** The committed supergraph, with each subgraph's routing URL replaced where `urls` names one. */
+export function loadSupergraph(urls: Record<string, string> = {}, file = resolve(process.cwd(), 'schema/supergraph.graphql')): string {
+  return readFileSync(file, 'utf8').replace(
+    /@join__graph\(name: "([^"]+)", url: "([^"]*)"\)/g,
+    (whole, name: string) => (urls[name] ? `@join__graph(name: "${name}", url: "${urls[name]}")` : whole),
+  );
+}
+
+export interface GatewayOptions {
+  supergraph: string;
+  authenticator: Authenticator;
+  signer: ActorSigner;
+  log: Logger;
+  limits?: QueryLimits;
+}
+
+/**
+ * The Hive Gateway runtime over the supergraph, with the Rust query planner. Every operation is
+ * authenticated once (HTTP header, or graphql-ws connection params) and the actor travels to the
+ * subgraphs in a signed header: on HTTP fetches, and as a connection param of subscription sockets.
+ */
+export function createGateway(options: GatewayOptions): GatewayRuntime<RouterContext> {
+  const { authenticator, signer, log } = options;
+  const authenticate: GatewayPlugin<RouterContext> = {
+    onContextBuilding({ context, extendContext }) {
+      const ctx = context as Partial<RouterContext> & { headers?: Record<string, string> };
+      if (ctx.actor) return;
+      return authenticator.actorFor(headerValue(ctx.headers, 'authorization')).then(
+        (actor) => extendContext({ actor, actorHeader: signer.sign(actor) }),
+        (error: unknown) => {
+          throw asHttpError(error, log);
+        },
+      );
+    },
+  };
+  return createGatewayRuntime<RouterContext>({
+    supergraph: options.supergraph,
+    unifiedGraphHandler,
+    transports: { http: httpTransport, ws: wsTransport },
+    transportEntries: {
+      '*.http': {
+        options: {
+          subscriptions: {
+            kind: 'ws',
+            location: '/graphql',
+            options: { connectionParams: { [ACTOR_HEADER]: '{context.actorHeader}' } },
+          },
+        },
+      },
+    },
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ context }) => ({ [ACTOR_HEADER]: (context as Partial<RouterContext>).actorHeader }),
+    },
+    plugins: () => [authenticate, useQueryLimits(options.limits)],
+    graphqlEndpoint: '/graphql',
+    graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
+    renderGraphiQL,
+    landingPage: false,
+    maskedErrors: false,
+    logging: false,
+  });
+}
+
+function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+/** Authentication failures answer 401 over HTTP with the contract's code; anything else is a 503. */
+function asHttpError(error: unknown, log: Logger): GraphQLError {
+  if (error instanceof AppError) {
+    return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: error.status } } });
+  }
+  log.error({ err: error }, 'authentication lookup failed');
+  return new GraphQLError('Authentication is unavailable; try again shortly.', {
+    extensions: { code: 'service_unavailable', type: 'server_error', status: 503, attr: null, http: { status: 503 } },
+  });
+}

@@ -1,0 +1,173 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { errorBody, NotFoundError, PayloadTooLargeError, type AppError } from '../subgraphs/shared/errors.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
+import type { Authenticator } from './auth.js';
+import type { RouterContext } from './gateway.js';
+import { landingPage } from './landing.js';
+
+/** A handler for one family of paths, in WHATWG terms. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  gateway: GatewayRuntime<RouterContext>;
+  authenticator: Authenticator;
+  /** `/api/...` */
+  rest: FetchHandler;
+  /** `/batch/` when ingestion is mounted. */
+  ingest?: FetchHandler;
+  healthy: () => Promise<boolean>;
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+export interface Listener {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * The public listener: `/graphql` (HTTP and graphql-ws), `/api/...`, `/batch/`, `/healthz` and the
+ * landing page `/`, on one port. Request bodies are bounded here, once, for every path.
+ */
+export async function listen(options: ListenerOptions): Promise<Listener> {
+  const { gateway, log } = options;
+  // Websocket clients must not race the first schema load (the gateway loads it lazily).
+  await gateway.fetch('http://router/graphql?query=%7B__typename%7D');
+
+  const server = createServer((request, response) => {
+    route(options, request, response).catch((error: unknown) => {
+      log.error({ err: error, url: request.url }, 'request failed');
+      if (!response.headersSent) writeError(response, 500, { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null });
+      else response.end();
+    });
+  });
+  const sockets = new WebSocketServer({ noServer: true });
+  const wsServer = useServer(
+    {
+      ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage }>(gateway, (ctx) => ({ req: ctx.extra.request })),
+      // A bad key closes the socket at once (4403) instead of failing each subscription later.
+      onConnect: (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const fromParams = params.Authorization ?? params.authorization;
+        const authorization = typeof fromParams === 'string' ? fromParams : ctx.extra.request.headers.authorization;
+        return options.authenticator.actorFor(authorization).then(
+          () => true,
+          () => false,
+        );
+      },
+    },
+    sockets,
+  );
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (new URL(request.url ?? '/', 'http://router').pathname !== '/graphql') {
+      socket.destroy();
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client, request));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}`;
+  return {
+    url,
+    server,
+    close: async () => {
+      await wsServer.dispose();
+      for (const client of sockets.clients) client.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const path = new URL(request.url ?? '/', 'http://router').pathname;
+  if (path === '/healthz') {
+    const ok = await options.healthy();
+    response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
+    return;
+  }
+  if (path === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage());
+    return;
+  }
+  const handler = handlerFor(options, path);
+  if (!handler) return writeAppError(response, new NotFoundError());
+  const body = await readBody(request, options.maxBodyBytes);
+  if (body === null) return writeAppError(response, new PayloadTooLargeError(options.maxBodyBytes));
+  await writeResponse(await handler(toRequest(request, body)), response);
+}
+
+function handlerFor(options: ListenerOptions, path: string): FetchHandler | undefined {
+  if (path === '/graphql') return async (request) => options.gateway.fetch(request);
+  if (path === '/api' || path.startsWith('/api/')) return options.rest;
+  if (options.ingest && (path === '/batch' || path === '/batch/')) return options.ingest;
+  return undefined;
+}
+
+/** The whole body, or null once it passes the limit (the rest is not read). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    request.resume();
+    return Promise.resolve(null);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) over = true;
+      if (!over) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(over ? null : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function toRequest(request: IncomingMessage, body: Buffer): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const url = `http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`;
+  const method = request.method ?? 'GET';
+  return new Request(url, { method, headers, body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body) });
+}
+
+async function writeResponse(result: Response, response: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  result.headers.forEach((value, name) => {
+    headers[name] = name === 'set-cookie' ? [...((headers[name] as string[] | undefined) ?? []), value] : value;
+  });
+  response.writeHead(result.status, headers);
+  if (!result.body) {
+    response.end();
+    return;
+  }
+  for await (const chunk of result.body as unknown as AsyncIterable<Uint8Array>) response.write(chunk);
+  response.end();
+}
+
+function writeAppError(response: ServerResponse, error: AppError): void {
+  const { status, body } = errorBody(error);
+  writeError(response, status, body);
+}
+
+function writeError(response: ServerResponse, status: number, body: object): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { subgraphs as allSubgraphs } from './index.js';
+import { projectsFacade, type BootstrapResult } from './projects/facade.js';
+import { accountsFacade } from './accounts/facade.js';
+import { ActorSigner } from './shared/auth/actor.js';
+import type { Config } from './shared/config.js';
+import { openDatabase, type Database } from './shared/db/database.js';
+import { migrate } from './shared/db/migrate.js';
+import { openOrm, type Orm } from './shared/db/orm.js';
+import type { Logger } from './shared/logger.js';
+import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
+import type { PubSub } from './shared/pubsub/pubsub.js';
+import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
+import type { SubgraphDefinition } from './shared/subgraph/define.js';
+import { serveSubgraph, type ServedSubgraph } from './shared/subgraph/serve.js';
+
+export interface RunningSubgraphs {
+  /** subgraph name → `http://127.0.0.1:<port>/graphql` */
+  urls: Record<string, string>;
+  database: Database;
+  pubsub: PubSub;
+  /** True when the database answers. */
+  healthy(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Only these subgraphs (all when absent). */
+  only?: string[];
+  /** Port for a single subgraph; 0 (a free port) otherwise. */
+  port?: number;
+}
+
+/**
+ * Starts subgraphs in this process: the database (embedded unless DATABASE_URL is set), the
+ * pub/sub (Redis when REDIS_URL is set), migrations, the embedded first-start bootstrap, and one
+ * HTTP + graphql-ws listener per subgraph on 127.0.0.1.
+ */
+export async function startSubgraphs(config: Config, log: Logger, options: StartOptions = {}): Promise<RunningSubgraphs> {
+  const definitions = allSubgraphs.filter((subgraph) => !options.only || options.only.includes(subgraph.name));
+  const database = await openDatabase(config, log);
+  const orms = new Map<SubgraphDefinition, Orm>();
+  const served: ServedSubgraph[] = [];
+  let pubsub: PubSub | undefined;
+  const stop = async () => {
+    await Promise.allSettled(served.map((subgraph) => subgraph.close()));
+    await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
+    await pubsub?.close();
+    if (database.embedded) rmSync(embeddedUrlFile(config), { force: true });
+    await database.embedded?.stop();
+  };
+  try {
+    if (database.embedded) writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
+    pubsub = config.REDIS_URL ? await RedisPubSub.connect(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : new MemoryPubSub();
+    for (const definition of definitions) {
+      const orm = await openOrm(definition, database.url);
+      orms.set(definition, orm);
+      await migrate(definition, orm, log);
+    }
+    if (database.embedded) await bootstrapFirstStart(config, orms, log);
+    const signer = new ActorSigner(config.SECRET_KEY);
+    for (const [definition, orm] of orms) {
+      const runtime = { definition, orm, pubsub, signer, log: log.child({ subgraph: definition.name }) };
+      served.push(await serveSubgraph(runtime, '127.0.0.1', options.port ?? 0));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const anyOrm = orms.values().next().value as Orm;
+  return {
+    urls: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.url])),
+    database,
+    pubsub,
+    healthy: () =>
+      anyOrm.em
+        .getConnection()
+        .execute('select 1')
+        .then(() => true)
+        .catch(() => false),
+    stop,
+  };
+}
+
+/** Where a running embedded platform leaves its database URL, for `npm run bootstrap` (mode 600). */
+export function embeddedUrlFile(config: Config): string {
+  return resolve(config.DATA_DIR, 'embedded-database-url');
+}
+
+/**
+ * On the first start of an empty embedded database: a default account, written to
+ * `$DATA_DIR/bootstrap.json` (mode 600) so that the user can call the API at once.
+ */
+async function bootstrapFirstStart(config: Config, orms: Map<SubgraphDefinition, Orm>, log: Logger): Promise<void> {
+  const accountsOrm = [...orms].find(([definition]) => definition.name === 'accounts')?.[1];
+  const projectsOrm = [...orms].find(([definition]) => definition.name === 'projects')?.[1];
+  if (!accountsOrm || !projectsOrm) return;
+  const file = resolve(config.DATA_DIR, 'bootstrap.json');
+  if ((await accountsFacade.countUsers(accountsOrm.em.fork())) > 0) return;
+  const password = randomBytes(18).toString('base64url');
+  const result: BootstrapResult = await projectsFacade.bootstrap(
+    { accounts: accountsOrm.em.fork(), projects: projectsOrm.em.fork() },
+    { email: 'admin@localhost', password },
+  );
+  if (existsSync(file)) rmSync(file);
+  writeFileSync(file, `${JSON.stringify(result)}\n`, { mode: 0o600 });
+  log.info({ file, email: 'admin@localhost' }, 'bootstrapped a default account');
+  process.stdout.write(`Default account created; its keys are in ${file}\n`);
+}

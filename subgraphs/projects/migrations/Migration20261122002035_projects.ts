@@ -1,0 +1,45 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261122002035_projects extends Migration {
+
+  override async up(): Promise<void> {
+    this.addSql(`create schema if not exists "projects";`);
+    this.addSql(`create table "projects"."organizations" ("id" uuid not null, "name" text not null, "created_at" timestamptz not null, constraint "organizations_pkey" primary key ("id"));`);
+
+    this.addSql(`create table "projects"."memberships" ("id" serial primary key, "organization_id" uuid not null, "user_id" int not null, "level" smallint not null, "created_at" timestamptz not null);`);
+    this.addSql(`create index "memberships_user_id_index" on "projects"."memberships" ("user_id");`);
+    this.addSql(`alter table "projects"."memberships" add constraint "memberships_organization_id_user_id_unique" unique ("organization_id", "user_id");`);
+
+    this.addSql(`create table "projects"."projects" ("id" int not null, "organization_id" uuid not null, "name" text not null, "created_at" timestamptz not null, constraint "projects_pkey" primary key ("id"));`);
+    this.addSql(`create index "projects_organization_id_index" on "projects"."projects" ("organization_id");`);
+
+    this.addSql(`create table "projects"."environments" ("id" serial primary key, "project_id" int not null, "name" text not null, "api_token_hash" text not null, "api_token_sealed" text not null, "created_at" timestamptz not null);`);
+    this.addSql(`create index "environments_project_id_index" on "projects"."environments" ("project_id");`);
+    this.addSql(`alter table "projects"."environments" add constraint "environments_api_token_hash_unique" unique ("api_token_hash");`);
+
+    this.addSql(`alter table "projects"."memberships" add constraint "memberships_organization_id_foreign" foreign key ("organization_id") references "projects"."organizations" ("id") on update cascade on delete cascade;`);
+
+    this.addSql(`alter table "projects"."projects" add constraint "projects_organization_id_foreign" foreign key ("organization_id") references "projects"."organizations" ("id") on update cascade on delete cascade;`);
+
+    this.addSql(`alter table "projects"."environments" add constraint "environments_project_id_foreign" foreign key ("project_id") references "projects"."projects" ("id") on update cascade on delete cascade;`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`alter table "projects"."memberships" drop constraint "memberships_organization_id_foreign";`);
+
+    this.addSql(`alter table "projects"."projects" drop constraint "projects_organization_id_foreign";`);
+
+    this.addSql(`alter table "projects"."environments" drop constraint "environments_project_id_foreign";`);
+
+    this.addSql(`drop table if exists "projects"."organizations" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."memberships" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."projects" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."environments" cascade;`);
+
+    this.addSql(`drop schema if exists "projects";`);
+  }
+
+}

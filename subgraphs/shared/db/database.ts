@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { EmbeddedDatabase } from './embedded.js';
+
+export interface Database {
+  url: string;
+  /** Set when the platform runs the server itself. */
+  embedded?: EmbeddedDatabase;
+}
+
+/** DATABASE_URL when set; otherwise an embedded PostgreSQL with its data in `$DATA_DIR/pg`. */
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL };
+  const embedded = await EmbeddedDatabase.start(config.DATA_DIR, log);
+  return { url: embedded.url, embedded };
+}
+
+/** A new, empty database on the server of `baseUrl`, named with `prefix`; returns its URL. */
+export async function createScratchDatabase(baseUrl: string, prefix: string): Promise<string> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  await withAdminClient(baseUrl, (client) => client.query(`create database "${name}"`));
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  await withAdminClient(url, (client) => client.query(`drop database if exists "${name}" with (force)`));
+}
+
+async function withAdminClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

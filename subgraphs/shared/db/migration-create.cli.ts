@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { subgraphs } from '../../index.js';
+import { parseConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { createScratchDatabase, dropDatabase, openDatabase } from './database.js';
+import { migrate } from './migrate.js';
+import { openOrm, schemaOf } from './orm.js';
+
+/**
+ * `npm run db:migration:create [-- <subgraph>]`: for each subgraph whose entities differ from what
+ * its committed migrations build, writes the migration that closes the gap and lists it in the
+ * subgraph's `migrations/index.ts`. The diff is taken on a scratch database of the subgraph's own
+ * (another subgraph's schema would look like something to drop), dropped afterwards.
+ */
+const log = createLogger('warn');
+const config = parseConfig();
+const only = process.argv[2];
+const database = await openDatabase(config, log);
+try {
+  for (const subgraph of subgraphs.filter((candidate) => !only || candidate.name === only)) {
+    const scratch = await createScratchDatabase(database.url, 'migration_scratch');
+    const orm = await openOrm(subgraph, scratch, 2);
+    try {
+      await migrate(subgraph, orm, log);
+      const result = await orm.getMigrator().createMigration(`subgraphs/${subgraph.name}/migrations`, false, false, schemaOf(subgraph));
+      if (result.fileName) {
+        writeIndex(subgraph.name);
+        process.stdout.write(`${subgraph.name}: wrote ${result.fileName}\n`);
+      } else {
+        process.stdout.write(`${subgraph.name}: up to date\n`);
+      }
+    } finally {
+      await orm.close();
+      await dropDatabase(scratch);
+    }
+  }
+} finally {
+  await database.embedded?.stop();
+}
+
+function writeIndex(name: string): void {
+  const dir = resolve(`subgraphs/${name}/migrations`);
+  const files = readdirSync(dir)
+    .filter((file) => /^Migration\d+.*\.ts$/.test(file))
+    .sort()
+    .map((file) => file.replace(/\.ts$/, ''));
+  const imports = files.map((file) => `import { ${file} } from './${file}.js';`).join('\n');
+  const list = files.map((file) => `  { name: '${file}', class: ${file} },`).join('\n');
+  writeFileSync(
+    resolve(dir, 'index.ts'),
+    `import type { MigrationObject } from '@mikro-orm/core';\n${imports}\n\n/** Every migration of this subgraph, oldest first (generated files, committed). */\nexport const migrations: MigrationObject[] = [\n${list}\n];\n`,
+  );
+}
