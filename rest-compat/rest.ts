@@ -5,6 +5,7 @@ import { MethodNotAllowedError, NotFoundError, ParseError, ValidationError, type
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { serveDocs } from './docs.js';
 import { errorResponse, restError } from './errors.js';
+import { shapeOpenApi } from './openapi.js';
 import { RouteMatcher, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
 
@@ -80,7 +81,7 @@ export function createRest(options: RestOptions): RestLayer {
       },
     }),
   );
-  const openapi = (sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument;
+  const openapi = shapeOpenApi((sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument, routes, API_PREFIX);
 
   return {
     openapi,

@@ -1,6 +1,8 @@
+import { createRest } from '../rest-compat/rest.js';
 import { subgraphs } from '../subgraphs/index.js';
+import { createLogger } from '../subgraphs/shared/logger.js';
 import { buildSubgraphSdl } from '../subgraphs/shared/subgraph/build.js';
-import { compose, readSupergraphConfig, withHeader } from './compose.js';
+import { compose, GENERATED_HEADER, readSupergraphConfig, withHeader } from './compose.js';
 
 /**
  * Every generated file of schema/, by path, as the code makes it now: the subgraphs' SDL, the
@@ -20,5 +22,13 @@ export async function generatedArtefacts(): Promise<Record<string, string>> {
   const { supergraph, api } = compose(services);
   files['schema/supergraph.graphql'] = withHeader(supergraph);
   files['schema/api.graphql'] = withHeader(api);
+  files['schema/openapi.json'] = openApiJson(api);
   return files;
+}
+
+/** The REST layer's OpenAPI document, as `/api/schema/` serves it. */
+function openApiJson(apiSdl: string): string {
+  const rest = createRest({ apiSdl, execute: () => Promise.reject(new Error('not executed')), log: createLogger('silent') });
+  const document = { 'x-generated': GENERATED_HEADER.replace(/^# /, ''), ...rest.openapi };
+  return `${JSON.stringify(document, null, 2)}\n`;
 }

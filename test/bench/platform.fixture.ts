@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { BenchChild, freePort, logRecord } from './child.process.js';
+
+const run = promisify(execFile);
+
+/** The platform as `npm start` runs it, in its own process. */
+export interface RunningPlatform {
+  child: BenchChild;
+  url: string;
+  /** subgraph name → URL, as the platform logged them. */
+  subgraphUrls: Record<string, string>;
+}
+
+/** What the load runs read: one tenant's key and environment, holding `CONFIG_COUNT` configs. */
+export interface Seed {
+  personal_api_key: string;
+  environment_id: number;
+  project_name: string;
+}
+
+export const CONFIG_COUNT = 20;
+const PROJECT_NAME = 'Bench project';
+
+/** The platform's environment: only what the benchmark sets, on top of the caller's. */
+export function platformEnv(settings: { databaseUrl: string; secretKey: string; dataDir: string; port?: number }): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: settings.databaseUrl,
+    SECRET_KEY: settings.secretKey,
+    DATA_DIR: settings.dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(settings.port ?? 0),
+    LOG_LEVEL: 'info',
+    // A blank value counts as unset: the in-process pub/sub and the platform's own subgraphs,
+    // whatever the caller's shell exports.
+    REDIS_URL: '',
+    SUBGRAPH_URLS: '',
+  };
+}
+
+/** Starts `node dist/router/main.js` and waits for "platform listening", noting each subgraph's URL. */
+export async function startPlatform(root: string, env: NodeJS.ProcessEnv): Promise<RunningPlatform> {
+  const port = await freePort();
+  const child = BenchChild.start('the platform', resolve(root, 'dist/router/main.js'), [], { cwd: root, env: { ...env, PORT: String(port) } });
+  const subgraphUrls: Record<string, string> = {};
+  try {
+    const url = await child.waitFor((line) => {
+      const record = logRecord(line);
+      if (record?.msg === 'subgraph listening') subgraphUrls[String(record.subgraph)] = String(record.url);
+      return record?.msg === 'platform listening' ? String(record.url) : undefined;
+    });
+    return { child, url, subgraphUrls };
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+}
+
+/** A user, organization, project and `*` key from the bootstrap CLI, then configs through REST. */
+export async function seed(root: string, env: NodeJS.ProcessEnv, platformUrl: string): Promise<Seed> {
+  const cli = resolve(root, 'dist/subgraphs/projects/bootstrap/bootstrap.cli.js');
+  const args = ['--email', 'bench@example.test', '--password', 'correct horse battery staple', '--project', PROJECT_NAME];
+  const { stdout } = await run(process.execPath, [cli, ...args], { cwd: root, env });
+  const result = JSON.parse(stdout) as { personal_api_key: string; environment_id: number };
+  const seeded = { ...result, project_name: PROJECT_NAME };
+  for (let index = 0; index < CONFIG_COUNT; index += 1) await createConfig(platformUrl, seeded, index);
+  return seeded;
+}
+
+async function createConfig(platformUrl: string, seeded: Seed, index: number): Promise<void> {
+  const response = await fetch(`${platformUrl}/api/environments/${seeded.environment_id}/customer_profile_configs/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${seeded.personal_api_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      scope: 'person',
+      content: { blocks: [{ type: 'properties', title: `Block ${index}`, properties: ['email', 'name', 'plan'] }] },
+    }),
+  });
+  if (response.status !== 201) throw new Error(`creating config ${index} answered ${response.status}: ${await response.text()}`);
+}

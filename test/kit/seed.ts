@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { subgraphNamed } from '../../subgraphs/index.js';
+import { ormOptions } from '../../subgraphs/shared/db/orm.js';
+import { projectsFacade, type BootstrapResult } from '../../subgraphs/projects/facade.js';
+import { api } from './http.js';
+
+export interface Tenant extends BootstrapResult {
+  email: string;
+}
+
+/**
+ * A new user with an organization, a project and a `*` key, made through the same code as
+ * `npm run bootstrap`. Every test seeds its own tenants, so suites never share data.
+ */
+export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise<Tenant> {
+  const email = `${label}-${randomBytes(5).toString('hex')}@example.test`;
+  const [accounts, projects] = await Promise.all([
+    MikroORM.init(ormOptions(subgraphNamed('accounts'), databaseUrl, 1)),
+    MikroORM.init(ormOptions(subgraphNamed('projects'), databaseUrl, 1)),
+  ]);
+  try {
+    const result = await projectsFacade.bootstrap(
+      { accounts: accounts.em.fork(), projects: projects.em.fork() },
+      { email, password: 'correct horse battery staple', organization: `${label} organization ${randomBytes(3).toString('hex')}` },
+    );
+    return { ...result, email };
+  } finally {
+    await Promise.all([accounts.close(), projects.close()]);
+  }
+}
+
+/** A personal API key with exactly these scopes, created through the REST API by a `*` key. */
+export async function createKey(baseUrl: string, adminKey: string, scopes: string[]): Promise<string> {
+  const response = await api(baseUrl, 'POST', '/api/personal_api_keys/', { key: adminKey, body: { label: 'test key', scopes } });
+  if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${response.text}`);
+  return response.body.value as string;
+}

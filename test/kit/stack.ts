@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRest } from '../../rest-compat/rest.js';
+import { routerExecutor } from '../../rest-compat/executors.js';
+import { Authenticator } from '../../router/auth.js';
+import { createGateway, loadSupergraph } from '../../router/gateway.js';
+import { listen, type Listener } from '../../router/listener.js';
+import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/index.js';
+import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
+import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
+import { createLogger } from '../../subgraphs/shared/logger.js';
+
+/** One SECRET_KEY for every process of a test run, so that they can verify each other's headers. */
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef-0123456789';
+
+export interface StackOptions {
+  databaseUrl: string;
+  /** Redis pub/sub when given; in-process otherwise. */
+  redisUrl?: string;
+  redisPrefix?: string;
+  maxBodyBytes?: number;
+}
+
+export interface Stack {
+  config: Config;
+  url: string;
+  graphqlUrl: string;
+  wsUrl: string;
+  subgraphs: RunningSubgraphs;
+  listener: Listener;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole platform in this process, as `npm start` assembles it, on a free port: real
+ * subgraph listeners, the Hive Gateway router, the REST layer, real PostgreSQL (and Redis).
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const config = setConfig(
+    parseConfig({
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl,
+      REDIS_CHANNEL_PREFIX: options.redisPrefix ?? `test-${process.pid}-${Date.now()}:`,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-test-')),
+      SECRET_KEY: TEST_SECRET_KEY,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      PORT: '0',
+      MAX_BODY_BYTES: String(options.maxBodyBytes ?? 1_048_576),
+    }),
+  );
+  const log = createLogger(config.LOG_LEVEL, 'test');
+  const subgraphs = await startSubgraphs(config, log);
+  const signer = new ActorSigner(config.SECRET_KEY);
+  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });
+  const rest = createRest({
+    apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
+    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql'),
+    log,
+  });
+  const listener = await listen({
+    host: '127.0.0.1',
+    port: 0,
+    gateway,
+    authenticator,
+    rest: rest.handle,
+    healthy: subgraphs.healthy,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    log,
+  });
+  return {
+    config,
+    url: listener.url,
+    graphqlUrl: `${listener.url}/graphql`,
+    wsUrl: `${listener.url.replace('http', 'ws')}/graphql`,
+    subgraphs,
+    listener,
+    stop: async () => {
+      await listener.close();
+      await Promise.resolve(gateway.dispose());
+      await subgraphs.stop();
+    },
+  };
+}

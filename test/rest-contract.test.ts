@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { api } from './kit/http.js';
+import { seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+let stack: Stack;
+let tenant: Tenant;
+const base = () => `/api/environments/${tenant.environment_id}/customer_profile_configs`;
+const call = (method: string, path: string, body?: unknown) => api(stack.url, method, path, { key: tenant.personal_api_key, body });
+
+const ERROR_KEYS = ['attr', 'code', 'detail', 'type'];
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  tenant = await seedTenant(inject('databaseUrl'), 'rest');
+});
+afterAll(() => stack?.stop());
+
+describe('REST contract: customer profile configs', () => {
+  it('creates with 201 and returns the record in PostHog shape', async () => {
+    const created = await call('POST', `${base()}/`, { scope: 'group_2', content: { blocks: [1, 2] }, sidebar: [{ a: true }] });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['content', 'created_at', 'id', 'scope', 'sidebar', 'updated_at']);
+    expect(created.body).toMatchObject({ scope: 'group_2', content: { blocks: [1, 2] }, sidebar: [{ a: true }] });
+    expect(created.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('stores null or absent content and sidebar as {}', async () => {
+    const created = await call('POST', `${base()}/`, { scope: 'person', content: null });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ content: {}, sidebar: {} });
+  });
+
+  it('answers the same with and without the trailing slash', async () => {
+    const withSlash = await call('GET', `${base()}/`);
+    const without = await call('GET', base());
+    expect(withSlash.status).toBe(200);
+    expect(without.status).toBe(200);
+    expect(without.body.count).toBe(withSlash.body.count);
+  });
+
+  it('gets, patches and deletes one config', async () => {
+    const { body: created } = await call('POST', base(), { scope: 'person', content: { v: 1 } });
+    const got = await call('GET', `${base()}/${created.id}/`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(created);
+
+    const patched = await call('PATCH', `${base()}/${created.id}/`, { sidebar: { open: true } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: created.id, scope: 'person', content: { v: 1 }, sidebar: { open: true } });
+    expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at));
+
+    const deleted = await call('DELETE', `${base()}/${created.id}/`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    expect((await call('GET', `${base()}/${created.id}/`)).status).toBe(404);
+  });
+
+  it('lists newest first with count, absolute next and previous links', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'paging');
+    const path = `/api/environments/${own.environment_id}/customer_profile_configs/`;
+    for (let i = 0; i < 5; i++) {
+      await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { scope: 'person', content: { i } } });
+    }
+    const first = await api(stack.url, 'GET', `${path}?limit=2`, { key: own.personal_api_key });
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['count', 'next', 'previous', 'results']);
+    expect(first.body.count).toBe(5);
+    expect(first.body.results.map((r: any) => r.content.i)).toEqual([4, 3]);
+    expect(first.body.previous).toBeNull();
+    expect(first.body.next).toBe(`${stack.url}${path}?limit=2&offset=2`);
+
+    const second = await fetch(first.body.next, { headers: { authorization: `Bearer ${own.personal_api_key}` } }).then((r) => r.json());
+    expect(second.results.map((r: any) => r.content.i)).toEqual([2, 1]);
+    expect(second.previous).toBe(`${stack.url}${path}?limit=2`);
+
+    const last = await api(stack.url, 'GET', `${path}?limit=2&offset=4`, { key: own.personal_api_key });
+    expect(last.body.next).toBeNull();
+    expect(last.body.results).toHaveLength(1);
+  });
+
+  it('falls back to the default page for an invalid limit or offset, as DRF does', async () => {
+    const response = await call('GET', `${base()}/?limit=abc&offset=-3`);
+    expect(response.status).toBe(200);
+    expect(response.body.results.length).toBe(Math.min(response.body.count, 100));
+  });
+
+  describe('errors', () => {
+    it('answers 400 with attr for a bad scope value', async () => {
+      const response = await call('POST', base(), { scope: 'planet' });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ type: 'validation_error', code: 'invalid_choice', detail: '"planet" is not a valid choice.', attr: 'scope' });
+    });
+
+    it('answers 400 required when scope is missing', async () => {
+      const response = await call('POST', base(), { content: {} });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'scope' });
+    });
+
+    it('answers 400 for content that is not an object or array', async () => {
+      const response = await call('POST', base(), { scope: 'person', content: 'text' });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ type: 'validation_error', attr: 'content', detail: "Invalid value for field 'content'" });
+    });
+
+    it('answers 400 parse_error for malformed JSON and changes nothing', async () => {
+      const before = (await call('GET', base())).body.count;
+      const response = await api(stack.url, 'POST', base(), { key: tenant.personal_api_key, body: '{"scope": "person",' });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ type: 'invalid_request', code: 'parse_error', attr: null });
+      expect((await call('GET', base())).body.count).toBe(before);
+    });
+
+    it('answers 400 for a JSON body that is not an object', async () => {
+      const response = await call('POST', base(), [1, 2]);
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.body).sort()).toEqual(ERROR_KEYS);
+    });
+
+    it('answers 404 for an unknown config, a non-UUID id and an unknown path', async () => {
+      for (const path of [`${base()}/00000000-0000-4000-8000-000000000000/`, `${base()}/not-a-uuid/`, '/api/nothing/here/', `/api/environments/abc/customer_profile_configs/`]) {
+        const response = await call('GET', path);
+        expect(response.status, path).toBe(404);
+        expect(response.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+      }
+    });
+
+    it('answers 405 for a method the path does not have', async () => {
+      const response = await call('PUT', `${base()}/`, {});
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, POST');
+      expect(response.body).toEqual({ type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.', attr: null });
+    });
+
+    it('answers 413 for a body over the limit', async () => {
+      const response = await call('POST', base(), { scope: 'person', content: { big: 'x'.repeat(1_100_000) } });
+      expect(response.status).toBe(413);
+      expect(Object.keys(response.body).sort()).toEqual(ERROR_KEYS);
+    });
+
+    it('never exposes SOFA\'s webhook routes', async () => {
+      for (const method of ['POST', 'DELETE']) {
+        const response = await api(stack.url, method, '/api/webhook', { body: { subscription: 'x' } });
+        expect(response.status).toBe(404);
+        expect(response.body.code).toBe('not_found');
+      }
+    });
+  });
+
+  it('serves the OpenAPI document and its browsable reference', async () => {
+    const schema = await api(stack.url, 'GET', '/api/schema/');
+    expect(schema.status).toBe(200);
+    expect(schema.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(schema.body.paths)).toContain('/api/environments/{project_id}/customer_profile_configs/');
+    expect(Object.keys(schema.body.paths).some((path) => path.includes('webhook'))).toBe(false);
+    const docs = await fetch(`${stack.url}/api/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger-ui-bundle.js');
+    expect((await fetch(`${stack.url}/api/docs/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+});
