@@ -52,6 +52,13 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
         },
       );
     },
+    // Every subgraph fetch carries the actor, including the entity fetches that resolve fields
+    // of subscription events (which header propagation does not reach).
+    onFetch({ context, options, setOptions }) {
+      const actorHeader = (context as Partial<RouterContext>).actorHeader;
+      if (!actorHeader) return;
+      setOptions({ ...options, headers: { ...(options.headers as Record<string, string>), [ACTOR_HEADER]: actorHeader } });
+    },
   };
   return createGatewayRuntime<RouterContext>({
     supergraph: options.supergraph,
@@ -67,9 +74,6 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
           },
         },
       },
-    },
-    propagateHeaders: {
-      fromClientToSubgraphs: ({ context }) => ({ [ACTOR_HEADER]: (context as Partial<RouterContext>).actorHeader }),
     },
     plugins: () => [authenticate, useQueryLimits(options.limits)],
     graphqlEndpoint: '/graphql',

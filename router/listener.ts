@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import type { GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { errorBody, NotFoundError, PayloadTooLargeError, type AppError } from '../subgraphs/shared/errors.js';
@@ -53,6 +54,9 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   const wsServer = useServer(
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage }>(gateway, (ctx) => ({ req: ctx.extra.request })),
+      // Errors from subgraphs arrive as plain objects, not GraphQLError instances with toJSON.
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(plainError) } : undefined),
+      onError: (_ctx, _id, _payload, errors) => errors.map(plainError),
       // A bad key closes the socket at once (4403) instead of failing each subscription later.
       onConnect: (ctx) => {
         const params = ctx.connectionParams ?? {};
@@ -90,6 +94,11 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function plainError(error: unknown): GraphQLFormattedError {
+  const candidate = error as { toJSON?: () => GraphQLFormattedError };
+  return typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError);
 }
 
 async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

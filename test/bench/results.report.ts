@@ -1,0 +1,73 @@
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { CONNECTIONS, type LoadFigures, type LoadTarget } from './load.runner.js';
+
+export interface Measured {
+  target: LoadTarget;
+  run: LoadFigures;
+}
+
+/** A ratio of two targets' throughput and the figure the issue asks of it. */
+interface Ratio {
+  name: string;
+  value: number;
+  goal: number;
+}
+
+const HEADER = `# Router benchmark results
+
+Run with \`npm run bench\` (PostgreSQL at 127.0.0.1:5432 as \`postgres\`, or \`BENCH_DATABASE_URL\`).
+It starts the platform (\`node dist/router/main.js\`) on a scratch database and \`@apollo/gateway\`
+over the same running subgraphs, each in its own process, and drives each with autocannon
+(${CONNECTIONS} connections) from the bench process: (a) our router, GraphQL; (b) Apollo Gateway,
+the same GraphQL; (c) our router, the same records through REST. The query joins two subgraphs
+(customer-profiles, and projects through the \`Project\` entity). REST records leave out
+\`project\`, as PostHog's record has none, so (c) asks one subgraph less than (a).
+Targets from the issue: a/b ≥ 3 and c/a ≥ 0.85. Each run appends a section below.
+`;
+
+/** a/b and c/a, from the three runs in the order router, Apollo gateway, REST. */
+export function ratios([router, apollo, rest]: Measured[]): Ratio[] {
+  return [
+    { name: 'a/b (router ÷ Apollo gateway)', value: router!.run.requestsPerSecond / apollo!.run.requestsPerSecond, goal: 3 },
+    { name: 'c/a (REST ÷ router)', value: rest!.run.requestsPerSecond / router!.run.requestsPerSecond, goal: 0.85 },
+  ];
+}
+
+export function machine(): string {
+  const cores = cpus();
+  return `${cores[0]?.model ?? 'unknown CPU'}, ${cores.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+}
+
+/** The figures as a Markdown table, which reads as well on a terminal as in RESULTS.md. */
+export function table(measured: Measured[]): string {
+  const rows = measured.map(
+    ({ target, run }) =>
+      `| ${target.key} | ${target.label} | ${run.requestsPerSecond.toFixed(0)} | ${run.p99Ms.toFixed(1)} | ${run.requests} | ${run.non2xx} | ${run.errors} |`,
+  );
+  return ['| | target | requests/s | p99 (ms) | requests | non-2xx | errors |', '|---|---|---:|---:|---:|---:|---:|', ...rows].join('\n');
+}
+
+export function ratioLines(measured: Measured[]): string[] {
+  return ratios(measured).map(
+    ({ name, value, goal }) => `- ${name}: ${value.toFixed(2)} (target ≥ ${goal}: ${value >= goal ? 'met' : 'not met'})`,
+  );
+}
+
+/** Appends one dated section; writes the header first when the file is new. */
+export function appendResults(file: string, measured: Measured[], seconds: number): void {
+  if (!existsSync(file)) writeFileSync(file, HEADER);
+  const section = [
+    '',
+    `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    '',
+    `Machine: ${machine()}. ${CONNECTIONS} connections, ${seconds} s per target after a warm-up.`,
+    '',
+    table(measured),
+    '',
+    ...ratioLines(measured),
+    '- (c) leaves out `project` (PostHog\'s record has none), so it asks the projects subgraph nothing.',
+    '',
+  ];
+  appendFileSync(file, section.join('\n'));
+}

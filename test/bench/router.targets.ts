@@ -1,0 +1,61 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { LoadTarget } from './load.runner.js';
+import { CONFIG_COUNT, type Seed } from './platform.fixture.js';
+
+/** Needs two subgraphs: the configs from customer-profiles, each project's name from projects. */
+export const QUERY = `query($p: Int!) {
+  customer_profile_configs(project_id: $p, limit: ${CONFIG_COUNT}) {
+    count
+    results { id scope content created_at project { id name } }
+  }
+}`;
+
+/** The GraphQL query above, posted to a gateway with the seed's key. */
+export function graphqlTarget(key: string, label: string, graphqlUrl: string, seed: Seed): LoadTarget {
+  return {
+    key,
+    label,
+    url: graphqlUrl,
+    method: 'POST',
+    headers: { authorization: `Bearer ${seed.personal_api_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: QUERY, variables: { p: seed.environment_id } }),
+  };
+}
+
+/** The same records through the REST layer (which leaves out `project`: PostHog's record has none). */
+export function restTarget(key: string, label: string, platformUrl: string, seed: Seed): LoadTarget {
+  return {
+    key,
+    label,
+    url: `${platformUrl}/api/environments/${seed.environment_id}/customer_profile_configs/?limit=${CONFIG_COUNT}`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${seed.personal_api_key}` },
+  };
+}
+
+/**
+ * One request to each target before any load: a benchmark of wrong answers measures nothing.
+ * Both gateways must give the same data, with every project's name; REST the same records.
+ */
+export async function checkAnswers(router: LoadTarget, apollo: LoadTarget, rest: LoadTarget, seed: Seed): Promise<void> {
+  const [ours, theirs, records] = await Promise.all([answer(router), answer(apollo), answer(rest)]);
+  const list = (ours as { data?: { customer_profile_configs?: { results?: Array<{ id: string; project?: { name?: string } }> } } })
+    .data?.customer_profile_configs?.results;
+  if (!list || list.length !== CONFIG_COUNT || list.some((config) => config.project?.name !== seed.project_name)) {
+    throw new Error(`${router.label} answered unexpectedly: ${JSON.stringify(ours).slice(0, 500)}`);
+  }
+  if (!isDeepStrictEqual(ours, theirs)) {
+    throw new Error(`${apollo.label} answered differently from ${router.label}: ${JSON.stringify(theirs).slice(0, 500)}`);
+  }
+  const restIds = ((records as { results?: Array<{ id: string }> }).results ?? []).map((record) => String(record.id));
+  if (!isDeepStrictEqual(restIds, list.map((config) => String(config.id)))) {
+    throw new Error(`${rest.label} answered other records: ${JSON.stringify(records).slice(0, 500)}`);
+  }
+}
+
+async function answer(target: LoadTarget): Promise<unknown> {
+  const response = await fetch(target.url, { method: target.method, headers: target.headers, body: target.body });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}

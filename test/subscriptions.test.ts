@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Authenticator } from '../router/auth.js';
+import { ACTOR_HEADER, ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { api } from './kit/http.js';
+import { createKey, seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
+import { collect, wsClient } from './kit/ws.js';
+
+const CHANGES = `subscription ($p: Int!) {
+  customer_profile_config_changed(project_id: $p) { sequence action id config { id scope content project { id name } } }
+}`;
+
+const configs = (tenant: Tenant) => `/api/environments/${tenant.environment_id}/customer_profile_configs/`;
+
+describe('subscriptions through the router, in-process pub/sub', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    stack = await startStack({ databaseUrl: inject('databaseUrl') });
+    tenant = await seedTenant(inject('databaseUrl'), 'live');
+  });
+  afterAll(() => stack?.stop());
+
+  it.each(['params', 'header'] as const)('streams creates, updates and deletes with their project (auth by %s)', async (via) => {
+    const client = wsClient(stack.wsUrl, tenant.personal_api_key, via);
+    const events = collect(client, CHANGES, { p: tenant.environment_id });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const created = await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { via } } });
+    await api(stack.url, 'PATCH', `${configs(tenant)}${created.body.id}/`, { key: tenant.personal_api_key, body: { scope: 'group_0' } });
+    await api(stack.url, 'DELETE', `${configs(tenant)}${created.body.id}/`, { key: tenant.personal_api_key });
+    const received = (await events.next(3)).map((result) => result.data.customer_profile_config_changed);
+    expect(received.map((event) => event.action)).toEqual(['created', 'updated', 'deleted']);
+    expect(received[0].config).toEqual({ id: created.body.id, scope: 'person', content: { via }, project: { id: tenant.project_id, name: 'Default project' } });
+    expect(received[1].config.scope).toBe('group_0');
+    expect(received[2]).toMatchObject({ id: created.body.id, config: null });
+    expect(received[1].sequence).toBe(received[0].sequence + 1);
+    expect(received[2].sequence).toBe(received[1].sequence + 1);
+    events.dispose();
+    await client.dispose();
+  });
+
+  it('closes the connection for an unknown key', async () => {
+    const client = wsClient(stack.wsUrl, 'phx_unknownKey000000000000000000');
+    const events = collect(client, CHANGES, { p: tenant.environment_id });
+    await events.ended();
+    expect(String((events.failure as { code?: number })?.code ?? events.failure)).toMatch(/4403|Forbidden/);
+    await client.dispose();
+  });
+
+  it('refuses a key without the read scope, and another tenant', async () => {
+    const weak = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
+    const weakClient = wsClient(stack.wsUrl, weak);
+    const denied = collect(weakClient, CHANGES, { p: tenant.environment_id });
+    await denied.ended().catch(() => undefined);
+    const firstError = denied.results[0]?.errors?.[0] ?? (denied.failure as any)?.[0];
+    expect(firstError?.message).toBe("API key missing required scope 'customer_profile_config:read'");
+    await weakClient.dispose();
+
+    const other = await seedTenant(inject('databaseUrl'), 'other');
+    const otherClient = wsClient(stack.wsUrl, other.personal_api_key);
+    const foreign = collect(otherClient, CHANGES, { p: tenant.environment_id });
+    await foreign.ended().catch(() => undefined);
+    const foreignError = foreign.results[0]?.errors?.[0] ?? (foreign.failure as any)?.[0];
+    expect(foreignError?.message).toBe("You don't have access to the project.");
+    await otherClient.dispose();
+  });
+});
+
+describe('subscriptions through the router, Redis pub/sub across processes', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+  let publisher: ChildProcess | undefined;
+  const prefix = `test-cross-${process.pid}-${Date.now()}:`;
+
+  beforeAll(async () => {
+    stack = await startStack({ databaseUrl: inject('databaseUrl'), redisUrl: inject('redisUrl'), redisPrefix: prefix });
+    tenant = await seedTenant(inject('databaseUrl'), 'redis');
+  });
+  afterAll(async () => {
+    publisher?.kill('SIGTERM');
+    await stack?.stop();
+  });
+
+  it('delivers an event that a separate subgraph process published through Redis', async () => {
+    const client = wsClient(stack.wsUrl, tenant.personal_api_key);
+    const events = collect(client, CHANGES, { p: tenant.environment_id });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // A second customer-profiles subgraph, in its own process, sharing only PostgreSQL and Redis.
+    publisher = spawn(process.execPath, ['dist/subgraphs/main.js', 'customer-profiles'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: inject('databaseUrl'),
+        REDIS_URL: inject('redisUrl'),
+        REDIS_CHANNEL_PREFIX: prefix,
+        SECRET_KEY: TEST_SECRET_KEY,
+        SUBGRAPH_PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      publisher!.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+      publisher!.once('exit', (code) => reject(new Error(`subgraph process exited with ${code}`)));
+    });
+    expect(publisher.pid).not.toBe(process.pid);
+
+    const signer = new ActorSigner(TEST_SECRET_KEY);
+    const actor = await new Authenticator(signer, { accounts: stack.subgraphs.urls.accounts!, projects: stack.subgraphs.urls.projects! }).actorFor(
+      `Bearer ${tenant.personal_api_key}`,
+    );
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [ACTOR_HEADER]: signer.sign(actor) },
+      body: JSON.stringify({
+        query: 'mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: group_3, content: {from: "elsewhere"}) { id } }',
+        variables: { p: tenant.environment_id },
+      }),
+    }).then((r) => r.json());
+    const id = response.data.create_customer_profile_config.id;
+
+    const [event] = await events.next(1);
+    expect(event!.data.customer_profile_config_changed).toMatchObject({
+      action: 'created',
+      id,
+      config: { id, scope: 'group_3', content: { from: 'elsewhere' }, project: { id: tenant.project_id, name: 'Default project' } },
+    });
+    events.dispose();
+    await client.dispose();
+  });
+
+  it('a subgraph refuses a request without, or with a forged, actor header', async () => {
+    const url = stack.subgraphs.urls['customer-profiles']!;
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const missing = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(missing.status).toBe(401);
+    const forged = new ActorSigner('another-secret-key-0123456789abcdef-xyz').sign({ kind: 'service', scopes: ['INTERNAL'], organizations: {}, environments: {} });
+    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', [ACTOR_HEADER]: forged }, body });
+    expect(refused.status).toBe(401);
+    const stale = new ActorSigner(TEST_SECRET_KEY).sign({ kind: 'service', scopes: ['INTERNAL'], organizations: {}, environments: {} }, Date.now() - 120_000);
+    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', [ACTOR_HEADER]: stale }, body })).status).toBe(401);
+  });
+});
