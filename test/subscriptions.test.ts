@@ -88,7 +88,7 @@ describe('subscriptions through the router, Redis pub/sub across processes', () 
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     // A second customer-profiles subgraph, in its own process, sharing only PostgreSQL and Redis.
-    publisher = spawn(process.execPath, ['dist/subgraphs/main.js', 'customer-profiles'], {
+    publisher = spawn(process.execPath, ['dist/subgraphs/cli/subgraph.cli.js', 'customer-profiles'], {
       env: {
         ...process.env,
         DATABASE_URL: inject('databaseUrl'),

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { CONNECTIONS, type LoadFigures, type LoadTarget } from './load.runner.js';
 
 export interface Measured {
@@ -24,6 +24,12 @@ the same GraphQL; (c) our router, the same records through REST. The query joins
 (customer-profiles, and projects through the \`Project\` entity). REST records leave out
 \`project\`, as PostHog's record has none, so (c) asks one subgraph less than (a).
 Targets from the issue: a/b ≥ 3 and c/a ≥ 0.85. Each run appends a section below.
+
+Reading the figures: \`@apollo/gateway\` sends the projects subgraph one representation per config
+(20 copies of the same \`Project\`), where our router's planner sends it once; the projects
+subgraph looks each representation up on its own, so (b) pays about twenty lookups per request.
+Our router shares its process (and so a core) with the subgraphs; the Apollo gateway has its own.
+Other work on the machine moves every figure: the load average at the start is recorded.
 `;
 
 /** a/b and c/a, from the three runs in the order router, Apollo gateway, REST. */
@@ -32,6 +38,11 @@ export function ratios([router, apollo, rest]: Measured[]): Ratio[] {
     { name: 'a/b (router ÷ Apollo gateway)', value: router!.run.requestsPerSecond / apollo!.run.requestsPerSecond, goal: 3 },
     { name: 'c/a (REST ÷ router)', value: rest!.run.requestsPerSecond / router!.run.requestsPerSecond, goal: 0.85 },
   ];
+}
+
+/** The 1-minute load average: other processes on the machine skew every figure. */
+export function load1(): number {
+  return loadavg()[0] ?? 0;
 }
 
 export function machine(): string {
@@ -55,13 +66,14 @@ export function ratioLines(measured: Measured[]): string[] {
 }
 
 /** Appends one dated section; writes the header first when the file is new. */
-export function appendResults(file: string, measured: Measured[], seconds: number): void {
+export function appendResults(file: string, measured: Measured[], run: { seconds: number; startLoad: number }): void {
   if (!existsSync(file)) writeFileSync(file, HEADER);
   const section = [
     '',
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `Machine: ${machine()}. ${CONNECTIONS} connections, ${seconds} s per target after a warm-up.`,
+    `Machine: ${machine()}. ${CONNECTIONS} connections, ${run.seconds} s per target after a warm-up.`,
+    `Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
     '',
     table(measured),
     '',

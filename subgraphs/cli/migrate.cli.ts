@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { subgraphs } from '../../index.js';
-import { ConfigError, parseConfig } from '../config.js';
-import { createLogger } from '../logger.js';
-import { openDatabase } from './database.js';
-import { migrate } from './migrate.js';
-import { openOrm } from './orm.js';
+import { subgraphs } from '../index.js';
+import { ConfigError, parseConfig } from '../shared/config.js';
+import { createLogger } from '../shared/logger.js';
+import { openDatabase } from '../shared/db/database.js';
+import { migrate } from '../shared/db/migrate.js';
+import { openOrm } from '../shared/db/orm.js';
 
 /** `npm run db:migrate`: applies every subgraph's pending migrations, with progress in the log. */
 async function main(): Promise<void> {

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { readSupergraphConfig } from '../schema/compose.js';
-import { startSubgraphs } from './platform.js';
-import { ConfigError, config } from './shared/config.js';
-import { createLogger } from './shared/logger.js';
+import { readSupergraphConfig } from '../../schema/compose.js';
+import { startSubgraphs } from '../platform.js';
+import { ConfigError, config } from '../shared/config.js';
+import { createLogger } from '../shared/logger.js';
 
 /**
- * `node dist/subgraphs/main.js <name>`: one subgraph alone, on SUBGRAPH_PORT or the port of its
+ * `node dist/subgraphs/cli/subgraph.cli.js <name>`: one subgraph alone, on SUBGRAPH_PORT or the port of its
  * routing_url in supergraph.yaml. Needs DATABASE_URL and REDIS_URL when the router runs elsewhere.
  */
 async function main(): Promise<void> {

@@ -1,15 +1,15 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { subgraphNamed } from '../../index.js';
-import { embeddedUrlFile } from '../../platform.js';
-import { ConfigError, parseConfig, setConfig } from '../../shared/config.js';
-import { openDatabase } from '../../shared/db/database.js';
-import { migrate } from '../../shared/db/migrate.js';
-import { openOrm } from '../../shared/db/orm.js';
-import { AppError } from '../../shared/errors.js';
-import { createLogger } from '../../shared/logger.js';
-import { bootstrap } from './bootstrap.service.js';
+import { subgraphNamed } from '../index.js';
+import { embeddedUrlFile } from '../platform.js';
+import { ConfigError, parseConfig, setConfig } from '../shared/config.js';
+import { openDatabase } from '../shared/db/database.js';
+import { migrate } from '../shared/db/migrate.js';
+import { openOrm } from '../shared/db/orm.js';
+import { AppError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { projectsFacade } from '../projects/facade.js';
 
 /**
  * `npm run bootstrap -- --email E --password P [--organization N] [--project N]`: prints one JSON
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   try {
     await migrate(accounts, accountsOrm, log);
     await migrate(projects, projectsOrm, log);
-    const result = await bootstrap(
+    const result = await projectsFacade.bootstrap(
       { accounts: accountsOrm.em.fork(), projects: projectsOrm.em.fork() },
       { email: values.email, password: values.password, organization: values.organization, project: values.project },
     );

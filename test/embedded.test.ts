@@ -1,0 +1,87 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { api, gql } from './kit/http.js';
+import { freePort, startPlatform, type Platform } from './kit/process.js';
+
+/**
+ * `npm start` with nothing configured: an embedded PostgreSQL that the platform runs itself,
+ * in-process pub/sub, a generated SECRET_KEY and a bootstrapped default account.
+ */
+describe('embedded mode (no DATABASE_URL, no REDIS_URL)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'analytics-embedded-'));
+  let platform: Platform | undefined;
+  let env: Record<string, string>;
+
+  afterAll(async () => {
+    platform?.child.kill('SIGKILL');
+    await platform?.exited;
+    // Stop whatever a killed run left behind, through the platform's own recovery.
+    const cleanup = await startPlatform(env).catch(() => undefined);
+    cleanup?.child.kill('SIGTERM');
+    await cleanup?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts, bootstraps, serves REST and GraphQL, and keeps its data across restarts', async () => {
+    env = { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn' };
+    platform = await startPlatform(env);
+
+    const health = await api(platform.url, 'GET', '/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+
+    const file = join(dataDir, 'bootstrap.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'secret-key')).mode & 0o777).toBe(0o600);
+    expect(platform.stdout.join('')).toContain(file);
+    const boot = JSON.parse(readFileSync(file, 'utf8'));
+    expect(Object.keys(boot).sort()).toEqual(['environment_id', 'organization_id', 'personal_api_key', 'project_api_key', 'project_id', 'user_uuid']);
+    expect(boot.personal_api_key).toMatch(/^phx_[0-9A-Za-z]+$/);
+    expect(boot.project_api_key).toMatch(/^phc_[0-9A-Za-z]+$/);
+    expect(boot.project_id).toBe(boot.environment_id);
+
+    const created = await api(platform.url, 'POST', `/api/environments/${boot.environment_id}/customer_profile_configs/`, {
+      key: boot.personal_api_key,
+      body: { scope: 'person', content: { kept: true } },
+    });
+    expect(created.status).toBe(201);
+    const viaGraphql = await gql(`${platform.url}/graphql`, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { count results { id project { name } } } }', { p: boot.environment_id }, boot.personal_api_key);
+    expect(viaGraphql.data.customer_profile_configs).toEqual({ count: 1, results: [{ id: created.body.id, project: { name: 'Default project' } }] });
+
+    const landing = await fetch(platform.url);
+    expect(await landing.text()).toContain('/graphql');
+    const explorer = await fetch(`${platform.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(explorer.status).toBe(200);
+    expect(await explorer.text()).toMatch(/graphiql/i);
+
+    // A clean stop stops the embedded server too.
+    platform.child.kill('SIGTERM');
+    expect(await platform.exited).toBe(0);
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+
+    platform = await startPlatform(env);
+    const again = await api(platform.url, 'GET', `/api/environments/${boot.environment_id}/customer_profile_configs/${created.body.id}/`, { key: boot.personal_api_key });
+    expect(again.status).toBe(200);
+    expect(again.body.content).toEqual({ kept: true });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(boot);
+  });
+
+  it('recovers from a killed platform whose embedded server was left running', async () => {
+    platform!.child.kill('SIGKILL');
+    await platform!.exited;
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
+    platform = await startPlatform(env);
+    expect((await api(platform.url, 'GET', '/healthz')).status).toBe(200);
+    platform.child.kill('SIGTERM');
+    expect(await platform.exited).toBe(0);
+    platform = undefined;
+  });
+
+  it('refuses a bad setting with a one-line message naming it', async () => {
+    const failed = await startPlatform({ ...env, PORT: 'eighty' }).catch((error: Error) => error.message);
+    expect(failed).toMatch(/exited with 1/);
+    expect(failed).toMatch(/^invalid setting PORT: .+$/m);
+  });
+});

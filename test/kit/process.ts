@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface Platform {
+  child: ChildProcess;
+  url: string;
+  stdout: string[];
+  stderr: string[];
+  exited: Promise<number | null>;
+}
+
+/** `node dist/router/main.js` as `npm start` runs it, with exactly the given environment. */
+export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000): Promise<Platform> {
+  const child = spawn(process.execPath, ['dist/router/main.js'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${stderr.join('').slice(-3000)}`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout.push(chunk.toString());
+      const match = /listening on (http:\/\/\S+)/.exec(stdout.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`platform exited with ${code}:\n${stderr.join('').slice(-3000)}`));
+    });
+  });
+  return { child, url, stdout, stderr, exited };
+}
+
+/** Runs a built CLI to completion. */
+export function runCli(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
