@@ -1,0 +1,41 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'config-test-'));
+
+describe(parseConfig.name, () => {
+  it('applies the contract defaults', () => {
+    const config = parseConfig({ DATA_DIR: dataDir() });
+    expect(config).toMatchObject({ PORT: 8000, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it('generates SECRET_KEY once into $DATA_DIR/secret-key with mode 600', () => {
+    const dir = dataDir();
+    const first = parseConfig({ DATA_DIR: dir });
+    expect(first.secretKeyGenerated).toBe(true);
+    expect(statSync(join(dir, 'secret-key')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'secret-key'), 'utf8').trim()).toBe(first.SECRET_KEY);
+    expect(parseConfig({ DATA_DIR: dir }).SECRET_KEY).toBe(first.SECRET_KEY);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['REDIS_URL', 'not a url'],
+    ['LOG_LEVEL', 'loud'],
+    ['SECRET_KEY', 'short'],
+    ['SMTP_URL', 'http://mail'],
+  ])('names %s when it is set but invalid', (variable, value) => {
+    expect(() => parseConfig({ DATA_DIR: dataDir(), [variable]: value })).toThrowError(new RegExp(`^invalid setting ${variable}: `));
+    expect(() => parseConfig({ DATA_DIR: dataDir(), [variable]: value })).toThrow(ConfigError);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(parseConfig({ DATA_DIR: dataDir(), DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+});

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { api, gql } from './kit/http.js';
+import { createKey, seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+let stack: Stack;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  tenant = await seedTenant(inject('databaseUrl'), 'keys');
+});
+afterAll(() => stack?.stop());
+
+describe('personal API keys', () => {
+  it('creates a key shown once, lists it masked, and stores only its hash', async () => {
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'ci', scopes: ['project:read', 'customer_profile_config:write'] } });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['created_at', 'id', 'label', 'last_used_at', 'mask_value', 'scopes', 'value']);
+    expect(created.body.value).toMatch(/^phx_[0-9A-Za-z]{27,}$/);
+    expect(created.body.mask_value).toBe(`phx_...${created.body.value.slice(-4)}`);
+    expect(created.body.last_used_at).toBeNull();
+
+    const listed = await api(stack.url, 'GET', '/api/personal_api_keys/', { key: tenant.personal_api_key });
+    expect(Array.isArray(listed.body)).toBe(true);
+    const entry = listed.body.find((key: { id: string }) => key.id === created.body.id);
+    expect(entry.value).toBeNull();
+    expect(entry.mask_value).toBe(created.body.mask_value);
+    expect((await api(stack.url, 'GET', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key })).body.value).toBeNull();
+
+    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    await client.connect();
+    const { rows } = await client.query('select * from accounts.personal_api_keys where id = $1', [created.body.id]);
+    await client.end();
+    expect(JSON.stringify(rows)).not.toContain(created.body.value);
+    expect(rows[0].secure_value).toMatch(/^sha256\$[0-9a-f]{64}$/);
+  });
+
+  it('records last use, at most once a minute', async () => {
+    const value = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
+    await gql(stack.graphqlUrl, '{ me { id } }', {}, value);
+    const keys = await api(stack.url, 'GET', '/api/personal_api_keys/', { key: tenant.personal_api_key });
+    const used = keys.body.find((key: { mask_value: string }) => key.mask_value.endsWith(value.slice(-4)));
+    expect(Date.now() - Date.parse(used.last_used_at)).toBeLessThan(60_000);
+  });
+
+  it('validates label and scopes, with attr', async () => {
+    const cases: [unknown, string, string][] = [
+      [{ label: '', scopes: ['*'] }, 'label', 'blank'],
+      [{ label: 'x'.repeat(41), scopes: ['*'] }, 'label', 'max_length'],
+      [{ label: 'ok', scopes: ['project:delete'] }, 'scopes', 'invalid_input'],
+      [{ label: 'ok', scopes: [] }, 'scopes', 'empty'],
+      [{ scopes: ['*'] }, 'label', 'required'],
+    ];
+    for (const [body, attr, code] of cases) {
+      const response = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body).toMatchObject({ type: 'validation_error', attr, code });
+    }
+    const invalid = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'ok', scopes: ['project:delete'] } });
+    expect(invalid.body.detail).toBe('Invalid scope: project:delete');
+  });
+
+  it('needs a key with every scope (*) to manage keys', async () => {
+    const limited = await createKey(stack.url, tenant.personal_api_key, ['project:write', 'customer_profile_config:write']);
+    const response = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: limited, body: { label: 'escalate', scopes: ['*'] } });
+    expect(response.status).toBe(403);
+    expect(response.body.detail).toBe("API key missing required scope '*'");
+    expect((await api(stack.url, 'GET', '/api/personal_api_keys/', { key: limited })).status).toBe(403);
+  });
+
+  it('allows at most 10 keys per user', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'many');
+    for (let i = 0; i < 9; i++) await createKey(stack.url, own.personal_api_key, ['project:read']);
+    const eleventh = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'one too many', scopes: ['*'] } });
+    expect(eleventh.status).toBe(400);
+    expect(eleventh.body.detail).toBe('You can only have 10 personal API keys. Remove an existing key before creating a new one.');
+  });
+
+  it('revokes a key at once (within a second) over REST and GraphQL', async () => {
+    for (const via of ['rest', 'graphql']) {
+      const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: via, scopes: ['project:read'] } });
+      const value = created.body.value as string;
+      expect((await gql(stack.graphqlUrl, '{ me { id } }', {}, value)).errors).toBeUndefined();
+      if (via === 'rest') {
+        const deleted = await api(stack.url, 'DELETE', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key });
+        expect(deleted.status).toBe(204);
+        expect(deleted.text).toBe('');
+      } else {
+        const deleted = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { delete_personal_api_key(id: $id) }', { id: created.body.id }, tenant.personal_api_key);
+        expect(deleted.data.delete_personal_api_key).toBe(true);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const after = await gql(stack.graphqlUrl, '{ me { id } }', {}, value);
+      expect(after.status).toBe(401);
+      expect(after.errors?.[0]?.extensions?.code).toBe('authentication_failed');
+    }
+  });
+
+  it('works the same over GraphQL', async () => {
+    const created = await gql(
+      stack.graphqlUrl,
+      'mutation { create_personal_api_key(label: "gql", scopes: ["endpoint:read"]) { id value mask_value scopes } }',
+      {},
+      tenant.personal_api_key,
+    );
+    expect(created.data.create_personal_api_key.value).toMatch(/^phx_/);
+    const listed = await gql(stack.graphqlUrl, '{ personal_api_keys { id value } }', {}, tenant.personal_api_key);
+    expect(listed.data.personal_api_keys.find((key: { id: string }) => key.id === created.data.create_personal_api_key.id).value).toBeNull();
+  });
+});

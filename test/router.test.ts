@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gql } from './kit/http.js';
+import { seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+let stack: Stack;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl'), maxBodyBytes: 64 * 1024 });
+  tenant = await seedTenant(inject('databaseUrl'), 'router');
+});
+afterAll(() => stack?.stop());
+
+describe('router limits', () => {
+  it('refuses an operation nested deeper than 12 levels before calling any subgraph', async () => {
+    let selection = 'id';
+    for (let i = 0; i < 7; i++) selection = `project { organization { id } id }`.replace('id }', `${i === 0 ? 'id' : selection} }`);
+    const query = `query ($p: Int!) { customer_profile_configs(project_id: $p) { results { ${selection} } } }`;
+    const result = await gql(stack.graphqlUrl, query, { p: tenant.environment_id }, tenant.personal_api_key);
+    expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'query_too_deep', status: 400 });
+  });
+
+  it('refuses more than 30 aliases', async () => {
+    const fields = Array.from({ length: 31 }, (_, i) => `a${i}: me { id }`).join(' ');
+    const result = await gql(stack.graphqlUrl, `{ ${fields} }`, {}, tenant.personal_api_key);
+    expect(result.errors?.[0]?.extensions?.code).toBe('too_many_aliases');
+  });
+
+  it('refuses an operation of more than 5000 tokens', async () => {
+    const result = await gql(stack.graphqlUrl, `{ me { ${'id '.repeat(5001)} } }`, {}, tenant.personal_api_key);
+    expect(result.errors?.[0]?.extensions?.code).toBe('query_too_long');
+  });
+
+  it('answers 413 with the contract body for a request body over the limit', async () => {
+    const response = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { id } }', variables: { padding: 'x'.repeat(70 * 1024) } }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ type: 'invalid_request', code: 'request_too_large', detail: 'Request body is larger than 65536 bytes.', attr: null });
+  });
+
+  it('lets explorers introspect (introspection does not count towards depth)', async () => {
+    const result = await gql(stack.graphqlUrl, '{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name ofType { name } } } } } } } } }', {}, tenant.personal_api_key);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.__schema.types.some((type: { name: string }) => type.name === 'CustomerProfileConfig')).toBe(true);
+  });
+
+  it('serves GraphiQL from the package, with no CDN', async () => {
+    const page = await fetch(stack.graphqlUrl, { headers: { accept: 'text/html' } }).then((response) => response.text());
+    expect(page).toMatch(/graphiql/i);
+    expect(page).not.toMatch(/unpkg\.com|jsdelivr|cdnjs/);
+  });
+
+  it('answers 404 with the contract body off the known paths', async () => {
+    const response = await fetch(`${stack.url}/nowhere`);
+    expect(response.status).toBe(404);
+    expect((await response.json()).code).toBe('not_found');
+  });
+
+  it('answers /healthz with 200 while the database answers', async () => {
+    const response = await fetch(`${stack.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+});
