@@ -1,5 +1,6 @@
 import type { RestRoute } from './route-table.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- OpenAPI documents are free-form JSON
 type Json = Record<string, any>;
 
 const ERROR_SCHEMA = {

