@@ -6,6 +6,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { errorBody, NotFoundError, PayloadTooLargeError, type AppError } from '../subgraphs/shared/errors.js';
+import { readBody, toRequest, writeResponse } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { Authenticator } from './auth.js';
 import type { RouterContext } from './gateway.js';
@@ -124,52 +125,6 @@ function handlerFor(options: ListenerOptions, path: string): FetchHandler | unde
   if (path === '/api' || path.startsWith('/api/')) return options.rest;
   if (options.ingest && (path === '/batch' || path === '/batch/')) return options.ingest;
   return undefined;
-}
-
-/** The whole body, or null once it passes the limit (the rest is not read). */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    request.resume();
-    return Promise.resolve(null);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) over = true;
-      if (!over) chunks.push(chunk);
-    });
-    request.on('end', () => resolve(over ? null : Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
-function toRequest(request: IncomingMessage, body: Buffer): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  const url = `http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`;
-  const method = request.method ?? 'GET';
-  return new Request(url, { method, headers, body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body) });
-}
-
-async function writeResponse(result: Response, response: ServerResponse): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  result.headers.forEach((value, name) => {
-    headers[name] = name === 'set-cookie' ? [...((headers[name] as string[] | undefined) ?? []), value] : value;
-  });
-  response.writeHead(result.status, headers);
-  if (!result.body) {
-    response.end();
-    return;
-  }
-  for await (const chunk of result.body as unknown as AsyncIterable<Uint8Array>) response.write(chunk);
-  response.end();
 }
 
 function writeAppError(response: ServerResponse, error: AppError): void {

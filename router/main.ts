@@ -3,27 +3,36 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRest } from '../rest-compat/rest.js';
 import { routerExecutor } from '../rest-compat/executors.js';
+import { readSupergraphConfig } from '../schema/compose.js';
 import { startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
-import { ConfigError, config } from '../subgraphs/shared/config.js';
-import { createLogger } from '../subgraphs/shared/logger.js';
+import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
+import { createLogger, type Logger } from '../subgraphs/shared/logger.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listen } from './listener.js';
 
+interface Subgraphs {
+  urls: Record<string, string>;
+  healthy(): Promise<boolean>;
+  stop(): Promise<void>;
+  embedded: boolean;
+}
+
 /**
  * `npm start`: the whole platform in one process. The subgraphs listen on free loopback ports,
  * the router composes them from the committed supergraph, the REST layer runs in process on the
- * router, and one public listener serves it all.
+ * router, and one public listener serves it all. With SUBGRAPH_URLS set, the router runs alone
+ * and routes to subgraphs that run elsewhere.
  */
 async function main(): Promise<void> {
   const settings = config();
   const log = createLogger(settings.LOG_LEVEL, 'router');
   const started = Date.now();
-  const running = await startSubgraphs(settings, log);
+  const subgraphs = settings.SUBGRAPH_URLS ? remoteSubgraphs(settings.SUBGRAPH_URLS) : await localSubgraphs(settings, log);
   const signer = new ActorSigner(settings.SECRET_KEY);
-  const authenticator = new Authenticator(signer, { accounts: running.urls.accounts!, projects: running.urls.projects! });
-  const gateway = createGateway({ supergraph: loadSupergraph(running.urls), authenticator, signer, log });
+  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql'),
@@ -35,11 +44,11 @@ async function main(): Promise<void> {
     gateway,
     authenticator,
     rest: rest.handle,
-    healthy: running.healthy,
+    healthy: subgraphs.healthy,
     maxBodyBytes: settings.MAX_BODY_BYTES,
     log,
   });
-  log.info({ url: listener.url, ms: Date.now() - started, embedded_database: Boolean(running.database.embedded) }, 'platform listening');
+  log.info({ url: listener.url, ms: Date.now() - started, embedded_database: subgraphs.embedded }, 'platform listening');
   process.stdout.write(`Analytics platform listening on ${listener.url}\n`);
 
   let stopping = false;
@@ -49,15 +58,38 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     await listener.close().catch(() => undefined);
     await Promise.resolve(gateway.dispose()).catch(() => undefined);
-    await running.stop();
+    await subgraphs.stop();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('uncaughtException', (error) => {
     log.fatal({ err: error }, 'uncaught exception');
-    void running.stop().finally(() => process.exit(1));
+    void subgraphs.stop().finally(() => process.exit(1));
   });
+}
+
+async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
+  const running = await startSubgraphs(settings, log);
+  return { urls: running.urls, healthy: running.healthy, stop: running.stop, embedded: Boolean(running.database.embedded) };
+}
+
+/** Subgraphs run elsewhere: healthy when every one answers its own /healthz. */
+function remoteSubgraphs(spec: string): Subgraphs {
+  const named = spec === '*' ? {} : Object.fromEntries(spec.split(',').map((pair) => pair.split('=') as [string, string]));
+  const urls = Object.fromEntries(readSupergraphConfig().map((entry) => [entry.name, named[entry.name] ?? entry.routing_url]));
+  const healthy = async () => {
+    const answers = await Promise.all(
+      Object.values(urls).map((url) =>
+        fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) }).then(
+          (response) => response.ok,
+          () => false,
+        ),
+      ),
+    );
+    return answers.every(Boolean);
+  };
+  return { urls, healthy, stop: async () => undefined, embedded: false };
 }
 
 main().catch((error: unknown) => {

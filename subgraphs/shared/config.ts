@@ -42,8 +42,17 @@ const schema = z.object({
   OPENROUTER_API_KEY: z.string().min(1).optional(),
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
-  /** Per-subgraph URL overrides, `name=url,name=url`; the supergraph's routing URLs otherwise. */
-  SUBGRAPH_URLS: z.string().optional(),
+  /**
+   * Set, the router does not start subgraphs itself but routes to running ones: `name=url` pairs
+   * separated by commas, and supergraph.yaml's routing_url for any subgraph not named (`*` alone
+   * means all of them).
+   */
+  SUBGRAPH_URLS: z
+    .string()
+    .regex(/^(\*|[a-z-]+=https?:\/\/[^,\s]+(,[a-z-]+=https?:\/\/[^,\s]+)*)$/, 'must be * or name=url pairs separated by commas')
+    .optional(),
+  /** Where a REST layer run alone sends its GraphQL operations. */
+  ROUTER_URL: url(['http:', 'https:']).default('http://127.0.0.1:8000/graphql'),
   /** Port of a subgraph served alone (`node dist/subgraphs/<name>/main.js`). */
   SUBGRAPH_PORT: port.default(0),
 });

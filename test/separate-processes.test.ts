@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { api, gql } from './kit/http.js';
+import { freePort, startPlatform, type Platform } from './kit/process.js';
+import { seedTenant } from './kit/seed.js';
+import { TEST_SECRET_KEY } from './kit/stack.js';
+
+/** Starts a built entry point and resolves with the first stdout line that matches. */
+function startProcess(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = ready.exec(out);
+      if (match) resolve({ child, line: match[0] });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${stderr.slice(-2000)}`)));
+  });
+}
+
+describe('the parts as separate processes', () => {
+  const children: ChildProcess[] = [];
+  let router: Platform | undefined;
+  afterAll(() => {
+    for (const child of children) child.kill('SIGTERM');
+    router?.child.kill('SIGTERM');
+  });
+
+  it('serves REST from its own process, through a router that routes to subgraph processes', async () => {
+    const common = {
+      DATABASE_URL: inject('databaseUrl'),
+      REDIS_URL: inject('redisUrl'),
+      REDIS_CHANNEL_PREFIX: `test-separate-${process.pid}:`,
+      SECRET_KEY: TEST_SECRET_KEY,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-separate-')),
+      LOG_LEVEL: 'warn',
+    };
+    const urls: string[] = [];
+    for (const name of ['accounts', 'projects', 'customer-profiles']) {
+      const { child, line } = await startProcess('dist/subgraphs/cli/subgraph.cli.js', [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
+      children.push(child);
+      urls.push(`${name}=${line}`);
+    }
+    router = await startPlatform({ ...common, PORT: String(await freePort()), SUBGRAPH_URLS: urls.join(',') });
+    const restPort = await freePort();
+    const rest = await startProcess('dist/rest-compat/main.js', [], { ...common, PORT: String(restPort), ROUTER_URL: `${router.url}/graphql` }, /listening/);
+    children.push(rest.child);
+    const restUrl = `http://127.0.0.1:${restPort}`;
+
+    expect((await api(router.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+    const tenant = await seedTenant(inject('databaseUrl'), 'separate');
+    const created = await api(restUrl, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, {
+      key: tenant.personal_api_key,
+      body: { scope: 'group_0', content: { apart: true } },
+    });
+    expect(created.status).toBe(201);
+    const listed = await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/customer_profile_configs`, { key: tenant.personal_api_key });
+    expect(listed.body).toMatchObject({ count: 1, next: null, previous: null });
+    expect(listed.body.results[0].id).toBe(created.body.id);
+    expect((await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/customer_profile_configs/`)).status).toBe(401);
+    const viaRouter = await gql(`${router.url}/graphql`, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { name } } } }', { p: tenant.environment_id }, tenant.personal_api_key);
+    expect(viaRouter.data.customer_profile_configs.results).toEqual([{ project: { name: 'Default project' } }]);
+  });
+});
