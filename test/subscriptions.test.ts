@@ -13,6 +13,24 @@ const CHANGES = `subscription ($p: Int!) {
 
 const configs = (tenant: Tenant) => `/api/environments/${tenant.environment_id}/customer_profile_configs/`;
 
+/**
+ * Waits until the subscription is live end to end (client, router, subgraph, pub/sub) by
+ * creating probe configs until one is heard; returns how many events the probes produced.
+ */
+async function untilLive(stack: Stack, tenant: Tenant, events: ReturnType<typeof collect>): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { probe: attempt } } });
+    try {
+      await events.next(1, 200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return events.results.length;
+    } catch {
+      // not live yet
+    }
+  }
+  throw new Error('subscription never became live');
+}
+
 describe('subscriptions through the router, in-process pub/sub', () => {
   let stack: Stack;
   let tenant: Tenant;
@@ -25,11 +43,11 @@ describe('subscriptions through the router, in-process pub/sub', () => {
   it.each(['params', 'header'] as const)('streams creates, updates and deletes with their project (auth by %s)', async (via) => {
     const client = wsClient(stack.wsUrl, tenant.personal_api_key, via);
     const events = collect(client, CHANGES, { p: tenant.environment_id });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const probes = await untilLive(stack, tenant, events);
     const created = await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { via } } });
     await api(stack.url, 'PATCH', `${configs(tenant)}${created.body.id}/`, { key: tenant.personal_api_key, body: { scope: 'group_0' } });
     await api(stack.url, 'DELETE', `${configs(tenant)}${created.body.id}/`, { key: tenant.personal_api_key });
-    const received = (await events.next(3)).map((result) => result.data.customer_profile_config_changed);
+    const received = (await events.next(probes + 3)).slice(probes).map((result) => result.data.customer_profile_config_changed);
     expect(received.map((event) => event.action)).toEqual(['created', 'updated', 'deleted']);
     expect(received[0].config).toEqual({ id: created.body.id, scope: 'person', content: { via }, project: { id: tenant.project_id, name: 'Default project' } });
     expect(received[1].config.scope).toBe('group_0');
@@ -85,7 +103,9 @@ describe('subscriptions through the router, Redis pub/sub across processes', () 
   it('delivers an event that a separate subgraph process published through Redis', async () => {
     const client = wsClient(stack.wsUrl, tenant.personal_api_key);
     const events = collect(client, CHANGES, { p: tenant.environment_id });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The stack's own subgraph publishes through Redis too: once its probes arrive, the
+    // subscription listens on Redis.
+    const probes = await untilLive(stack, tenant, events);
 
     // A second customer-profiles subgraph, in its own process, sharing only PostgreSQL and Redis.
     publisher = spawn(process.execPath, ['dist/subgraphs/cli/subgraph.cli.js', 'customer-profiles'], {
@@ -120,7 +140,7 @@ describe('subscriptions through the router, Redis pub/sub across processes', () 
     }).then((r) => r.json());
     const id = response.data.create_customer_profile_config.id;
 
-    const [event] = await events.next(1);
+    const event = (await events.next(probes + 1))[probes];
     expect(event!.data.customer_profile_config_changed).toMatchObject({
       action: 'created',
       id,
