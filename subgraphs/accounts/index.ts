@@ -1,4 +1,5 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
+import { batchedReference } from '../shared/subgraph/references.js';
 import { migrations } from './migrations/index.js';
 import { PersonalApiKey } from './personal-api-keys/personal-api-key.entity.js';
 import { PersonalApiKeyResolver } from './personal-api-keys/personal-api-key.resolver.js';
@@ -13,6 +14,9 @@ export const accounts = defineSubgraph({
   resolvers: [UserResolver, PersonalApiKeyResolver],
   references: {
     // Brief user records are public to whoever may read the record that embeds them.
-    User: (reference, { em }) => new UserService(em).findById(Number(reference.id)),
+    User: batchedReference(
+      (reference) => Number(reference.id),
+      (ids, { em }) => new UserService(em).findByIds(ids),
+    ),
   },
 });

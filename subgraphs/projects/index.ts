@@ -1,4 +1,5 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
+import { batchedReference } from '../shared/subgraph/references.js';
 import { Environment } from './environments/environment.entity.js';
 import { EnvironmentResolver } from './environments/environment.resolver.js';
 import { EnvironmentService } from './environments/environment.service.js';
@@ -18,8 +19,17 @@ export const projects = defineSubgraph({
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, MembershipResolver],
   references: {
-    Organization: (reference, { actor, em }) => new OrganizationService(em).find(actor, String(reference.id)),
-    Project: (reference, { actor, em }) => new ProjectService(em).find(actor, Number(reference.id)),
-    Environment: (reference, { actor, em }) => new EnvironmentService(em).find(actor, Number(reference.id)),
+    Organization: batchedReference(
+      (reference) => String(reference.id),
+      (ids, { actor, em }) => new OrganizationService(em).findMany(actor, ids),
+    ),
+    Project: batchedReference(
+      (reference) => Number(reference.id),
+      (ids, { actor, em }) => new ProjectService(em).findMany(actor, ids),
+    ),
+    Environment: batchedReference(
+      (reference) => Number(reference.id),
+      (ids, { actor, em }) => new EnvironmentService(em).findMany(actor, ids),
+    ),
   },
 });

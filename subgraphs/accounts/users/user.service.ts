@@ -12,6 +12,11 @@ export class UserService {
     return this.em.findOne(User, { id, is_active: true });
   }
 
+  async findByIds(ids: readonly number[]): Promise<Map<number, User>> {
+    const users = await this.em.find(User, { id: { $in: [...ids] }, is_active: true });
+    return new Map(users.map((user) => [user.id, user]));
+  }
+
   /**
    * The user with this email, created when new; an existing one must know its password.
    * Emails are matched case-insensitively and stored lower-cased.

@@ -18,9 +18,12 @@ export class ProjectService {
     return project;
   }
 
-  /** For entity references: the project if the actor may see it, else null. */
-  async find(actor: Actor, id: number): Promise<Project | null> {
-    return this.get(actor, id).catch(() => null);
+  /** For entity references: the projects among `ids` that the actor may see, in one query. */
+  async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, Project>> {
+    const reachable = new Set(Object.values(actor.environments).map((environment) => environment.project_id));
+    const allowed = ids.filter((id) => reachable.has(id));
+    const projects = allowed.length > 0 ? await this.em.find(Project, { id: { $in: allowed } }) : [];
+    return new Map(projects.map((project) => [project.id, project]));
   }
 
   /**
