@@ -33,6 +33,13 @@ export interface RestLayer {
 }
 
 const API_PREFIX = '/api';
+/** Carries the caller's URL to the operation, for absolute page links (internal requests only). */
+const PUBLIC_URL_HEADER = 'x-public-url';
+
+interface RestContext {
+  authorization: string | null;
+  publicUrl: URL;
+}
 
 /**
  * The REST projection: SOFA over the public schema, restricted to the documented routes, and
@@ -58,14 +65,19 @@ export function createRest(options: RestOptions): RestLayer {
       routes: Object.fromEntries(
         routes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.status ?? 200, description: route.description }]),
       ),
-      context: ({ request }) => ({ authorization: request.headers.get('authorization') }),
-      execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: { authorization: string | null } }) => {
+      context: ({ request }) => ({
+        authorization: request.headers.get('authorization'),
+        publicUrl: new URL(request.headers.get(PUBLIC_URL_HEADER)!),
+      }),
+      execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: RestContext }) => {
         let query = printed.get(args.document);
         if (!query) {
           query = print(args.document);
           printed.set(args.document, query);
         }
-        return options.execute({ query, variables: args.variableValues ?? {}, authorization: args.contextValue.authorization });
+        const result = await options.execute({ query, variables: args.variableValues ?? {}, authorization: args.contextValue.authorization });
+        absolutizePageLinks(result, args.contextValue.publicUrl);
+        return result;
       }) as never,
       errorHandler: (errors) => {
         const { status, body } = restError(errors[0] ?? { message: 'A server error occurred.' });
@@ -100,11 +112,15 @@ export function createRest(options: RestOptions): RestLayer {
       const response = await sofa.fetch(
         new Request(`http://rest${API_PREFIX}${path.replace(/\/$/, '')}${pagingQuery(url.searchParams)}`, {
           method: request.method,
-          headers: { 'content-type': 'application/json', authorization: request.headers.get('authorization') ?? '' },
+          headers: {
+            'content-type': 'application/json',
+            authorization: request.headers.get('authorization') ?? '',
+            [PUBLIC_URL_HEADER]: request.url,
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
         }),
       );
-      return finish(response, match.route, url);
+      return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
     },
   };
 }
@@ -147,14 +163,14 @@ function pagingQuery(params: URLSearchParams): string {
   return text ? `?${text}` : '';
 }
 
-async function finish(response: Response, route: RestRoute, url: URL): Promise<Response> {
-  if (!response.ok) return response;
-  if (route.status === 204) return new Response(null, { status: 204 });
-  if (!route.paginated) return response;
-  const page = (await response.json()) as { next: string | null; previous: string | null };
-  page.next = absolutePageUrl(url, page.next);
-  page.previous = absolutePageUrl(url, page.previous);
-  return Response.json(page, { status: response.status });
+/** Lists answer `next`/`previous` as relative references; REST callers get absolute URLs of their request. */
+function absolutizePageLinks(result: ExecutionResult, publicUrl: URL): void {
+  for (const value of Object.values(result.data ?? {})) {
+    const page = value as { next?: unknown; previous?: unknown } | null;
+    if (!page || typeof page !== 'object' || !('next' in page) || !('previous' in page)) continue;
+    page.next = absolutePageUrl(publicUrl, page.next as string | null);
+    page.previous = absolutePageUrl(publicUrl, page.previous as string | null);
+  }
 }
 
 /** The request's own URL with `limit`/`offset` of a relative page reference (`?limit=…&offset=…`). */

@@ -9,8 +9,6 @@ export interface RestRoute {
   field: `${'Query' | 'Mutation'}.${string}`;
   /** 200 unless given; DELETE routes answer 204 with no body. */
   status?: 200 | 201 | 204;
-  /** The field returns `{count, next, previous, results}`: make `next`/`previous` absolute URLs. */
-  paginated?: boolean;
   description?: string;
   /** Path parameters besides `project_id` that are integer ids. */
   integerParams?: string[];

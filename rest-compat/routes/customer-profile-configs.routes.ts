@@ -4,7 +4,7 @@ const base = '/environments/:project_id/customer_profile_configs';
 
 /** API document section 4.4, plus PATCH and DELETE (PostHog has full CRUD). */
 export const customerProfileConfigRoutes: RestRoute[] = [
-  { method: 'GET', path: base, field: 'Query.customer_profile_configs', paginated: true },
+  { method: 'GET', path: base, field: 'Query.customer_profile_configs' },
   { method: 'POST', path: base, field: 'Mutation.create_customer_profile_config', status: 201 },
   { method: 'GET', path: `${base}/:id`, field: 'Query.customer_profile_config' },
   { method: 'PATCH', path: `${base}/:id`, field: 'Mutation.update_customer_profile_config' },
