@@ -60,7 +60,7 @@ export async function startPlatform(root: string, env: NodeJS.ProcessEnv): Promi
 
 /** A user, organization, project and `*` key from the bootstrap CLI, then configs through REST. */
 export async function seed(root: string, env: NodeJS.ProcessEnv, platformUrl: string): Promise<Seed> {
-  const cli = resolve(root, 'dist/subgraphs/projects/bootstrap/bootstrap.cli.js');
+  const cli = resolve(root, 'dist/subgraphs/cli/bootstrap.cli.js');
   const args = ['--email', 'bench@example.test', '--password', 'correct horse battery staple', '--project', PROJECT_NAME];
   const { stdout } = await run(process.execPath, [cli, ...args], { cwd: root, env });
   const result = JSON.parse(stdout) as { personal_api_key: string; environment_id: number };

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { CONNECTIONS, type LoadFigures, type LoadTarget } from './load.runner.js';
@@ -26,10 +27,11 @@ the same GraphQL; (c) our router, the same records through REST. The query joins
 Targets from the issue: a/b ≥ 3 and c/a ≥ 0.85. Each run appends a section below.
 
 Reading the figures: \`@apollo/gateway\` sends the projects subgraph one representation per config
-(20 copies of the same \`Project\`), where our router's planner sends it once; the projects
-subgraph looks each representation up on its own, so (b) pays about twenty lookups per request.
-Our router shares its process (and so a core) with the subgraphs; the Apollo gateway has its own.
-Other work on the machine moves every figure: the load average at the start is recorded.
+(20 copies of the same \`Project\`), where our router's planner sends it once. Before commit
+319fd0f (batched reference resolution) the projects subgraph looked each representation up on its
+own, which cost (b) twenty queries per request. Our router shares its process (and so a core)
+with the subgraphs; the Apollo gateway has its own. Other work on the machine moves every figure:
+each section records the commit and the load average at the start.
 `;
 
 /** a/b and c/a, from the three runs in the order router, Apollo gateway, REST. */
@@ -43,6 +45,17 @@ export function ratios([router, apollo, rest]: Measured[]): Ratio[] {
 /** The 1-minute load average: other processes on the machine skew every figure. */
 export function load1(): number {
   return loadavg()[0] ?? 0;
+}
+
+/** The commit measured, and whether the tree differed from it (this results file aside). */
+export function codeVersion(root: string): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const dirty = git('status', '--porcelain', '--', '.', ':!test/bench/RESULTS.md') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'unknown (no git)';
+  }
 }
 
 export function machine(): string {
@@ -66,14 +79,14 @@ export function ratioLines(measured: Measured[]): string[] {
 }
 
 /** Appends one dated section; writes the header first when the file is new. */
-export function appendResults(file: string, measured: Measured[], run: { seconds: number; startLoad: number }): void {
+export function appendResults(file: string, measured: Measured[], run: { seconds: number; startLoad: number; code: string }): void {
   if (!existsSync(file)) writeFileSync(file, HEADER);
   const section = [
     '',
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     `Machine: ${machine()}. ${CONNECTIONS} connections, ${run.seconds} s per target after a warm-up.`,
-    `Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
+    `Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
     '',
     table(measured),
     '',

@@ -8,7 +8,7 @@ import { startApolloGateway } from './apollo-gateway.fixture.js';
 import type { BenchChild } from './child.process.js';
 import { CONNECTIONS, failed, MEASURE_SECONDS, measure, type LoadFigures } from './load.runner.js';
 import { platformEnv, seed, startPlatform } from './platform.fixture.js';
-import { appendResults, load1, machine, ratioLines, table, type Measured } from './results.report.js';
+import { appendResults, codeVersion, load1, machine, ratioLines, table, type Measured } from './results.report.js';
 import { checkAnswers, graphqlTarget, restTarget } from './router.targets.js';
 
 /** The repository root: dist/test/bench/ → three levels up. Children run there, as `npm start` does. */
@@ -54,7 +54,8 @@ function takeOverSignals(): void {
  */
 async function main(): Promise<void> {
   const startLoad = load1();
-  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}`);
+  const code = codeVersion(ROOT);
+  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}`);
   const databaseUrl = await createScratchDatabase(SERVER_URL, 'analytics_bench');
   undo.push(() => dropDatabase(databaseUrl));
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
   say("Note: (c) REST records leave out `project` (PostHog's record has none), so REST asks the projects subgraph nothing.");
   reportLoggedErrors([platform.child, apollo.child]);
   if (failures.length > 0) throw new Error(`answers under load were not all clean 2xx:\n${failures.join('\n')}`);
-  appendResults(RESULTS_FILE, measured, { seconds: MEASURE_SECONDS, startLoad });
+  appendResults(RESULTS_FILE, measured, { seconds: MEASURE_SECONDS, startLoad, code });
   say(`Appended to ${RESULTS_FILE}`);
 }
 

