@@ -3,6 +3,7 @@ import { buildSchema, print, type DocumentNode, type ExecutionResult } from 'gra
 import { createSofaRouter, createSofa } from 'sofa-api';
 import { MethodNotAllowedError, NotFoundError, ParseError, ValidationError, type AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { serveDocs } from './docs.js';
 import { errorResponse, restError } from './errors.js';
 import { shapeOpenApi } from './openapi.js';
@@ -141,6 +142,7 @@ async function readBody(request: Request, method: string): Promise<Record<string
   } catch (error) {
     return fail(new ParseError(`JSON parse error - ${(error as Error).message}`));
   }
+  if (exceedsDepth(parsed)) return fail(new ValidationError(`JSON nests deeper than ${MAX_JSON_DEPTH} levels.`));
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     const got = Array.isArray(parsed) ? 'list' : parsed === null ? 'null' : typeof parsed;
     return fail(new ValidationError(`Invalid data. Expected a dictionary, but got ${got}.`));

@@ -8,6 +8,7 @@ import {
   type ValidationContext,
 } from 'graphql';
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 
 export interface QueryLimits {
   maxDepth: number;
@@ -27,8 +28,18 @@ const limitError = (code: string, message: string) =>
  */
 export function useQueryLimits(limits: QueryLimits = DEFAULT_LIMITS): GatewayPlugin {
   return {
+    // Variables are JSON; one nested beyond reason would overflow a stack further on.
+    onParams({ params }) {
+      if (params.variables && exceedsDepth(params.variables)) {
+        throw limitError('variables_too_deep', `Variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
+      }
+    },
     onParse({ setParseFn }) {
       setParseFn((source, options) => {
+        const text = typeof source === 'string' ? source : source.body;
+        if (nestingOf(text) > MAX_SOURCE_NESTING) {
+          throw limitError('query_too_deep', `The operation nests brackets more than ${MAX_SOURCE_NESTING} levels deep.`);
+        }
         try {
           return parse(source, { ...options, maxTokens: limits.maxTokens });
         } catch (error) {
@@ -43,6 +54,42 @@ export function useQueryLimits(limits: QueryLimits = DEFAULT_LIMITS): GatewayPlu
       addValidationRule((context: ValidationContext) => depthAndAliasRule(context, limits));
     },
   };
+}
+
+/** Brackets may nest this deep in an operation's text (selections, lists and objects alike). */
+const MAX_SOURCE_NESTING = 100;
+
+/**
+ * The deepest nesting of `{`, `[` and `(` outside strings and comments. The parser recurses once
+ * per level, so this is checked before parsing: a literal nested thousands of levels deep would
+ * otherwise overflow the stack.
+ */
+function nestingOf(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (char === '"') {
+      const block = text.startsWith('"""', i);
+      const end = block ? text.indexOf('"""', i + 3) : nextQuote(text, i + 1);
+      i = end < 0 ? text.length : end + (block ? 2 : 0);
+    } else if (char === '{' || char === '[' || char === '(') {
+      deepest = Math.max(deepest, ++depth);
+    } else if (char === '}' || char === ']' || char === ')') {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+function nextQuote(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"' || text[i] === '\n') return i;
+  }
+  return -1;
 }
 
 function depthAndAliasRule(context: ValidationContext, limits: QueryLimits): ASTVisitor {

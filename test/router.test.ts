@@ -66,3 +66,41 @@ describe('router limits', () => {
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 });
+
+describe('hostile JSON', () => {
+  it('refuses variables nested beyond reason with a 400, not a crash', async () => {
+    const query = 'mutation ($p: Int!, $c: JSON) { create_customer_profile_config(project_id: $p, scope: person, content: $c) { id } }';
+    // Written by hand: JSON.stringify itself cannot write a value this deep.
+    const body = `{"query": ${JSON.stringify(query)}, "variables": {"p": ${tenant.environment_id}, "c": ${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    const response = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.personal_api_key}` },
+      body,
+    });
+    expect(response.status).toBeLessThan(500);
+    const result = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
+    expect(result.errors?.[0]?.extensions?.code).toBe('variables_too_deep');
+  });
+
+  it('answers a deeply nested literal in the query without a server error', async () => {
+    const literal = `${'['.repeat(2400)}${']'.repeat(2400)}`;
+    const result = await gql(
+      stack.graphqlUrl,
+      `mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: ${literal}) { id } }`,
+      { p: tenant.environment_id },
+      tenant.personal_api_key,
+    );
+    expect(result.status).toBeLessThan(500);
+    expect(result.errors?.[0]?.extensions?.code).toBe('query_too_deep');
+  });
+
+  it('refuses a deeply nested REST body with a 400', async () => {
+    const response = await fetch(`${stack.url}/api/environments/${tenant.environment_id}/customer_profile_configs/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.personal_api_key}` },
+      body: `{"scope": "person", "content": ${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).type).toBe('validation_error');
+  });
+});

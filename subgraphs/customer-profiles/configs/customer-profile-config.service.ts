@@ -4,7 +4,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
-import { isUuid, jsonSize } from '../../shared/validation.js';
+import { exceedsDepth, isUuid, jsonSize, MAX_JSON_DEPTH } from '../../shared/validation.js';
 import { CustomerProfileConfig } from './customer-profile-config.entity.js';
 import { ChangeAction, changesTopic, type ChangePayload } from './customer-profile-config.event.js';
 import type {
@@ -89,6 +89,7 @@ export class CustomerProfileConfigService {
 function layout(value: unknown, attr: 'content' | 'sidebar'): unknown {
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object') throw new ValidationError(`Invalid value for field '${attr}'`, attr, 'invalid');
+  if (exceedsDepth(value)) throw new ValidationError(`Ensure this field nests no deeper than ${MAX_JSON_DEPTH} levels.`, attr, 'max_depth');
   if (jsonSize(value) > MAX_LAYOUT_BYTES) {
     throw new ValidationError(`Ensure this field is no larger than ${MAX_LAYOUT_BYTES} bytes of JSON.`, attr, 'max_length');
   }
