@@ -51,7 +51,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       else response.end();
     });
   });
-  const sockets = new WebSocketServer({ noServer: true });
+  // A graphql-ws message is a request body too: the same limit holds.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
   const wsServer = useServer(
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage }>(gateway, (ctx) => ({ req: ctx.extra.request })),

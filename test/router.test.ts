@@ -104,3 +104,14 @@ describe('hostile JSON', () => {
     expect((await response.json()).type).toBe('validation_error');
   });
 });
+
+describe('graphql-ws limits', () => {
+  it('closes a socket whose message is larger than the body limit', async () => {
+    const { default: WebSocket } = await import('ws');
+    const socket = new WebSocket(stack.wsUrl, 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { padding: 'x'.repeat(70 * 1024) } }));
+    expect(await closed).toBe(1009);
+  });
+});

@@ -58,7 +58,7 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
       response.end(JSON.stringify({ errors: [{ message: 'A server error occurred.' }] }));
     });
   });
-  const sockets = new WebSocketServer({ server, path: '/graphql' });
+  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_INTERNAL_BODY });
   const wsServer = useServer<Record<string, unknown>, { actor?: Actor }>(
     {
       schema,
