@@ -14,9 +14,11 @@ export interface QueryLimits {
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
+  /** Fields selected once fragments are spread (introspection included). */
+  maxFields: number;
 }
 
-export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 12, maxAliases: 30, maxTokens: 5000 };
+export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 12, maxAliases: 30, maxTokens: 5000, maxFields: 2000 };
 
 const limitError = (code: string, message: string) =>
   new GraphQLError(message, { extensions: { code, type: 'validation_error', status: 400, attr: null, http: { status: 400 } } });
@@ -97,44 +99,75 @@ function depthAndAliasRule(context: ValidationContext, limits: QueryLimits): AST
   for (const definition of context.getDocument().definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
+  const measure = measurer(fragments);
   return {
     OperationDefinition(operation) {
-      const aliases = { count: 0 };
-      const depth = measure(operation.selectionSet, fragments, aliases, new Set());
+      const { depth, aliases, fields } = measure(operation.selectionSet);
       if (depth > limits.maxDepth) {
         context.reportError(limitError('query_too_deep', `The operation is nested ${depth} levels deep; at most ${limits.maxDepth} are allowed.`));
       }
-      if (aliases.count > limits.maxAliases) {
-        context.reportError(limitError('too_many_aliases', `The operation uses ${aliases.count} aliases; at most ${limits.maxAliases} are allowed.`));
+      if (aliases > limits.maxAliases) {
+        context.reportError(limitError('too_many_aliases', `The operation uses ${aliases} aliases; at most ${limits.maxAliases} are allowed.`));
+      }
+      if (fields > limits.maxFields) {
+        context.reportError(limitError('query_too_complex', `The operation selects ${fields} fields once its fragments are spread; at most ${limits.maxFields} are allowed.`));
       }
     },
   };
 }
 
-function measure(
-  selectionSet: SelectionSetNode,
-  fragments: Map<string, FragmentDefinitionNode>,
-  aliases: { count: number },
-  visiting: Set<string>,
-): number {
-  let deepest = 0;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (selection.alias) aliases.count++;
-      if (selection.name.value.startsWith('__')) continue;
-      const below = selection.selectionSet ? measure(selection.selectionSet, fragments, aliases, visiting) : 0;
-      deepest = Math.max(deepest, 1 + below);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      deepest = Math.max(deepest, measure(selection.selectionSet, fragments, aliases, visiting));
-    } else {
-      const name = selection.name.value;
-      const fragment = fragments.get(name);
-      // A fragment cycle is reported by graphql-js's own rules; do not follow it here.
-      if (!fragment || visiting.has(name)) continue;
-      visiting.add(name);
-      deepest = Math.max(deepest, measure(fragment.selectionSet, fragments, aliases, visiting));
-      visiting.delete(name);
+interface Cost {
+  /** Nesting of fields, introspection not counted. */
+  depth: number;
+  aliases: number;
+  /** Fields selected once every fragment is spread where it is used. */
+  fields: number;
+}
+
+const NOTHING: Cost = { depth: 0, aliases: 0, fields: 0 };
+
+/**
+ * Measures selection sets, each fragment once: spreading a fragment costs what its body costs, so
+ * fragments that spread each other twice over (a "fragment bomb") add up to a huge field count
+ * here, in time linear in the document, before validation or planning can spend seconds on it.
+ */
+function measurer(fragments: Map<string, FragmentDefinitionNode>): (selectionSet: SelectionSetNode) => Cost {
+  const costs = new Map<string, Cost>();
+  const visiting = new Set<string>();
+  const fragmentCost = (name: string): Cost => {
+    const known = costs.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    // A cycle is reported by graphql-js's own rules; do not follow it here.
+    if (!fragment || visiting.has(name)) return NOTHING;
+    visiting.add(name);
+    const cost = measure(fragment.selectionSet);
+    visiting.delete(name);
+    costs.set(name, cost);
+    return cost;
+  };
+  const measure = (selectionSet: SelectionSetNode): Cost => {
+    const total = { depth: 0, aliases: 0, fields: 0 };
+    for (const selection of selectionSet.selections) {
+      let cost: Cost;
+      if (selection.kind === Kind.FIELD) {
+        const below = selection.selectionSet ? measure(selection.selectionSet) : NOTHING;
+        const introspection = selection.name.value.startsWith('__');
+        cost = {
+          depth: introspection ? 0 : 1 + below.depth,
+          aliases: below.aliases + (selection.alias ? 1 : 0),
+          fields: below.fields + 1,
+        };
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        cost = measure(selection.selectionSet);
+      } else {
+        cost = fragmentCost(selection.name.value);
+      }
+      total.depth = Math.max(total.depth, cost.depth);
+      total.aliases += cost.aliases;
+      total.fields += cost.fields;
     }
-  }
-  return deepest;
+    return total;
+  };
+  return measure;
 }

@@ -115,3 +115,19 @@ describe('graphql-ws limits', () => {
     expect(await closed).toBe(1009);
   });
 });
+
+describe('fragment bombs', () => {
+  it('refuses fragments that spread each other twice over, at once and without a key', async () => {
+    const levels = 24;
+    const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join('\n');
+    const query = `query { ...F0 }\n${fragments}\nfragment F${levels} on Query { __typename }`;
+    const result = await gql(stack.graphqlUrl, query);
+    expect(result.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+  });
+
+  it('still lets the standard introspection query through', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const result = await gql(stack.graphqlUrl, getIntrospectionQuery());
+    expect(result.errors).toBeUndefined();
+  });
+});
