@@ -14,9 +14,15 @@ import { useQueryLimits, type QueryLimits } from './limits.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
+  /** The caller's Authorization value, kept to re-check the key during long subscriptions. */
+  authorization?: string;
   actor: Actor;
   actorHeader: string;
+  actorSignedAt: number;
 }
+
+/** A signed header younger than this is reused; older ones (long subscriptions) are made anew. */
+const RESIGN_AFTER_MS = 10_000;
 
 /** The committed supergraph, with each subgraph's routing URL replaced where `urls` names one. */
 export function loadSupergraph(urls: Record<string, string> = {}, file = resolve(process.cwd(), 'schema/supergraph.graphql')): string {
@@ -45,19 +51,32 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     onContextBuilding({ context, extendContext }) {
       const ctx = context as Partial<RouterContext> & { headers?: Record<string, string> };
       if (ctx.actor) return;
-      return authenticator.actorFor(headerValue(ctx.headers, 'authorization')).then(
-        (actor) => extendContext({ actor, actorHeader: signer.sign(actor) }),
+      const authorization = headerValue(ctx.headers, 'authorization');
+      return authenticator.actorFor(authorization).then(
+        (actor) => extendContext({ authorization, actor, actorHeader: signer.sign(actor), actorSignedAt: Date.now() }),
         (error: unknown) => {
           throw asHttpError(error, log);
         },
       );
     },
-    // Every subgraph fetch carries the actor, including the entity fetches that resolve fields
-    // of subscription events (which header propagation does not reach).
-    onFetch({ context, options, setOptions }) {
-      const actorHeader = (context as Partial<RouterContext>).actorHeader;
-      if (!actorHeader) return;
-      setOptions({ ...options, headers: { ...(options.headers as Record<string, string>), [ACTOR_HEADER]: actorHeader } });
+    // Every subgraph fetch carries the actor, including the entity fetches that resolve fields of
+    // subscription events (which header propagation does not reach). A subscription outlives the
+    // header's expiry: then the key is checked again (a revoked one gets no more data) and signed anew.
+    async onFetch({ context, options, setOptions, endResponse }) {
+      const ctx = context as Partial<RouterContext>;
+      if (!ctx.actor) return;
+      if (Date.now() - ctx.actorSignedAt! >= RESIGN_AFTER_MS) {
+        try {
+          ctx.actor = await authenticator.actorFor(ctx.authorization);
+        } catch (error) {
+          const { message, extensions } = asHttpError(error, log);
+          endResponse(Response.json({ errors: [{ message, extensions }] }));
+          return;
+        }
+        ctx.actorHeader = signer.sign(ctx.actor);
+        ctx.actorSignedAt = Date.now();
+      }
+      setOptions({ ...options, headers: { ...(options.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! } });
     },
   };
   return createGatewayRuntime<RouterContext>({
@@ -85,10 +104,14 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
   });
 }
 
-function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return undefined;
+/**
+ * A header, case-insensitively. On graphql-ws the gateway merges the connection params after the
+ * upgrade request's headers; the last match wins, so params take precedence, as at connect time.
+ */
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+  let found: string | undefined;
+  for (const [key, value] of Object.entries(headers ?? {})) if (key.toLowerCase() === name && typeof value === 'string') found = value;
+  return found;
 }
 
 /** Authentication failures answer 401 over HTTP with the contract's code; anything else is a 503. */

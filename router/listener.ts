@@ -4,12 +4,12 @@ import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import type { GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { errorBody, NotFoundError, PayloadTooLargeError, type AppError } from '../subgraphs/shared/errors.js';
 import { readBody, toRequest, writeResponse } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { Authenticator } from './auth.js';
-import type { RouterContext } from './gateway.js';
+import { headerValue, type RouterContext } from './gateway.js';
 import { landingPage } from './landing.js';
 
 /** A handler for one family of paths, in WHATWG terms. */
@@ -55,20 +55,27 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
   const wsServer = useServer(
     {
-      ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage }>(gateway, (ctx) => ({ req: ctx.extra.request })),
+      ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
+      // Each event first re-checks the key (cached for a second): a revoked key's sockets close.
       // Errors from subgraphs arrive as plain objects, not GraphQLError instances with toJSON.
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(plainError) } : undefined),
-      onError: (_ctx, _id, _payload, errors) => errors.map(plainError),
-      // A bad key closes the socket at once (4403) instead of failing each subscription later.
-      onConnect: (ctx) => {
-        const params = ctx.connectionParams ?? {};
-        const fromParams = params.Authorization ?? params.authorization;
-        const authorization = typeof fromParams === 'string' ? fromParams : ctx.extra.request.headers.authorization;
-        return options.authenticator.actorFor(authorization).then(
+      onNext: async (ctx, _id, _payload, _args, result) => {
+        const allowed = await options.authenticator.actorFor(connectionAuthorization(ctx)).then(
           () => true,
           () => false,
         );
+        if (!allowed) {
+          ctx.extra.socket.close(4403, 'Forbidden');
+          return { data: null, errors: [{ message: 'The key of this connection is no longer valid.' }] };
+        }
+        return result.errors ? { ...result, errors: result.errors.map(plainError) } : undefined;
       },
+      onError: (_ctx, _id, _payload, errors) => errors.map(plainError),
+      // A bad key closes the socket at once (4403) instead of failing each subscription later.
+      onConnect: (ctx) =>
+        options.authenticator.actorFor(connectionAuthorization(ctx)).then(
+          () => true,
+          () => false,
+        ),
     },
     sockets,
   );
@@ -96,6 +103,11 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The key of a graphql-ws connection: its connection params, else its upgrade request's header. */
+function connectionAuthorization(ctx: { connectionParams?: Record<string, unknown>; extra: { request: IncomingMessage } }): string | undefined {
+  return headerValue(ctx.connectionParams, 'authorization') ?? ctx.extra.request.headers.authorization;
 }
 
 function plainError(error: unknown): GraphQLFormattedError {

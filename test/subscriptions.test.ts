@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Authenticator } from '../router/auth.js';
-import { ACTOR_HEADER, ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { ACTOR_HEADER, ACTOR_TTL_SECONDS, ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { api } from './kit/http.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
@@ -57,6 +57,33 @@ describe('subscriptions through the router, in-process pub/sub', () => {
     events.dispose();
     await client.dispose();
   });
+
+  it('closes a subscription whose key is revoked, before the next event', async () => {
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'revoked', scopes: ['customer_profile_config:read'] } });
+    const client = wsClient(stack.wsUrl, created.body.value);
+    const events = collect(client, CHANGES, { p: tenant.environment_id });
+    const probes = await untilLive(stack, tenant, events);
+    await api(stack.url, 'DELETE', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { secret: 'after revocation' } } });
+    await events.ended();
+    expect(JSON.stringify(events.results.slice(probes))).not.toContain('after revocation');
+    expect((events.failure as { code?: number }).code).toBe(4403);
+    await client.dispose();
+  });
+
+  it('keeps resolving other subgraphs\' fields after the first actor header has expired', async () => {
+    const client = wsClient(stack.wsUrl, tenant.personal_api_key);
+    const events = collect(client, CHANGES, { p: tenant.environment_id });
+    const probes = await untilLive(stack, tenant, events);
+    await new Promise((resolve) => setTimeout(resolve, (ACTOR_TTL_SECONDS + 2) * 1000));
+    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { late: true } } });
+    const late = (await events.next(probes + 1))[probes]!;
+    expect(late.errors).toBeUndefined();
+    expect(late.data.customer_profile_config_changed.config.project).toEqual({ id: tenant.project_id, name: 'Default project' });
+    events.dispose();
+    await client.dispose();
+  }, (ACTOR_TTL_SECONDS + 30) * 1000);
 
   it('closes the connection for an unknown key', async () => {
     const client = wsClient(stack.wsUrl, 'phx_unknownKey000000000000000000');

@@ -64,7 +64,7 @@ export class PersonalApiKeyService {
     return key;
   }
 
-  /** Revokes a key; the router's cache forgets it within a second. */
+  /** Revokes a key: requests with it fail within a second, its open subscriptions close before their next event. */
   async delete(actor: Actor, id: string): Promise<void> {
     const key = await this.get(actor, id);
     await this.em.removeAndFlush(key);
