@@ -5,7 +5,7 @@ import { subgraphs as allSubgraphs } from './index.js';
 import { projectsFacade, type BootstrapResult } from './projects/facade.js';
 import { accountsFacade } from './accounts/facade.js';
 import { ActorSigner } from './shared/auth/actor.js';
-import type { Config } from './shared/config.js';
+import { ConfigError, type Config } from './shared/config.js';
 import { openDatabase, type Database } from './shared/db/database.js';
 import { migrate } from './shared/db/migrate.js';
 import { openOrm, type Orm } from './shared/db/orm.js';
@@ -53,7 +53,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   };
   try {
     if (database.embedded) writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
-    pubsub = config.REDIS_URL ? await RedisPubSub.connect(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : new MemoryPubSub();
+    pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : new MemoryPubSub();
     for (const definition of definitions) {
       const orm = await openOrm(definition, database.url);
       orms.set(definition, orm);
@@ -70,11 +70,13 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     throw error;
   }
   const anyOrm = orms.values().next().value as Orm;
+  const events = pubsub;
   return {
     urls: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.url])),
     database,
     pubsub,
-    healthy: () =>
+    healthy: async () =>
+      events.healthy() &&
       anyOrm.em
         .getConnection()
         .execute('select 1')
@@ -82,6 +84,14 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
         .catch(() => false),
     stop,
   };
+}
+
+async function connectRedis(url: string, prefix: string, log: Logger): Promise<PubSub> {
+  try {
+    return await RedisPubSub.connect(url, prefix, log);
+  } catch (error) {
+    throw new ConfigError('REDIS_URL', (error as Error).message);
+  }
 }
 
 /** Where a running embedded platform leaves its database URL, for `npm run bootstrap` (mode 600). */

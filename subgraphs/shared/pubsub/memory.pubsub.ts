@@ -25,6 +25,10 @@ export class MemoryPubSub implements PubSub {
     return iterator;
   }
 
+  healthy(): boolean {
+    return true;
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
   }

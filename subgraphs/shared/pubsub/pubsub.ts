@@ -13,8 +13,14 @@ export interface Envelope<T = unknown> {
  * sees the same values (dates as ISO strings) whether the publisher is in this process or another.
  */
 export interface PubSub {
+  /**
+   * Announces a change that is already saved, so it never throws: a failed delivery is logged and
+   * answered with sequence 0, and subscribers catch up by re-querying.
+   */
   publish(topic: string, payload: unknown): Promise<number>;
   subscribe<T = unknown>(topic: string): AsyncIterableIterator<Envelope<T>>;
+  /** Whether events can flow now (for /healthz). */
+  healthy(): boolean;
   close(): Promise<void>;
 }
 

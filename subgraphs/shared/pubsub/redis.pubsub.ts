@@ -4,6 +4,8 @@ import { pushIterator, type Envelope, type PubSub } from './pubsub.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
+const INITIAL_ATTEMPTS = 3;
+
 /**
  * Redis pub/sub across processes. Publishing and subscribing use separate connections (a
  * subscribed connection can do nothing else); every channel and counter key carries `prefix` so
@@ -17,23 +19,58 @@ export class RedisPubSub implements PubSub {
     private readonly publisher: RedisClient,
     private readonly subscriber: RedisClient,
     private readonly prefix: string,
+    private readonly log?: Logger,
   ) {}
 
+  /**
+   * Connects both connections, giving up after a few attempts (a wrong REDIS_URL stops start-up);
+   * once connected, a lost connection is retried for ever while publishing fails fast.
+   */
   static async connect(url: string, prefix: string, log?: Logger): Promise<RedisPubSub> {
     if (!prefix) throw new Error('RedisPubSub needs a channel prefix');
-    const publisher = createClient({ url });
-    const subscriber = publisher.duplicate();
+    let connected = false;
+    let lastError: Error | undefined;
+    const options = {
+      url,
+      // Commands are not queued while disconnected: a publish fails at once instead of hanging.
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: 5000,
+        reconnectStrategy: (retries: number, cause: Error) => {
+          lastError = cause;
+          if (!connected && retries >= INITIAL_ATTEMPTS) return cause;
+          return Math.min(100 * 2 ** retries, 3000);
+        },
+      },
+    };
+    const publisher = createClient(options);
+    const subscriber = createClient(options);
     for (const client of [publisher, subscriber]) {
       client.on('error', (error: Error) => log?.warn({ err: error }, 'redis connection error'));
     }
-    await Promise.all([publisher.connect(), subscriber.connect()]);
-    return new RedisPubSub(publisher, subscriber, prefix);
+    try {
+      await Promise.all([publisher.connect(), subscriber.connect()]);
+    } catch (error) {
+      for (const client of [publisher, subscriber]) if (client.isOpen) client.destroy();
+      throw new Error(`cannot connect to Redis: ${(lastError ?? (error as Error)).message}`);
+    }
+    connected = true;
+    return new RedisPubSub(publisher, subscriber, prefix, log);
   }
 
   async publish(topic: string, payload: unknown): Promise<number> {
-    const sequence = await this.publisher.incr(`${this.prefix}seq:${topic}`);
-    await this.publisher.publish(this.prefix + topic, JSON.stringify({ sequence, payload }));
-    return sequence;
+    try {
+      const sequence = await this.publisher.incr(`${this.prefix}seq:${topic}`);
+      await this.publisher.publish(this.prefix + topic, JSON.stringify({ sequence, payload }));
+      return sequence;
+    } catch (error) {
+      this.log?.error({ err: error, topic }, 'event not published');
+      return 0;
+    }
+  }
+
+  healthy(): boolean {
+    return this.publisher.isReady && this.subscriber.isReady;
   }
 
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
@@ -70,6 +107,9 @@ export class RedisPubSub implements PubSub {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    await Promise.allSettled([this.publisher.quit(), this.subscriber.quit()]);
+    // A connection that is down (Redis gone) would wait for a reconnect to say QUIT: drop it.
+    await Promise.allSettled(
+      [this.publisher, this.subscriber].map((client) => (client.isReady ? client.quit() : client.isOpen ? client.destroy() : undefined)),
+    );
   }
 }

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { api } from './kit/http.js';
+import { freePort, startPlatform } from './kit/process.js';
+import { seedTenant } from './kit/seed.js';
+import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
+
+/** A Redis of this test's own, so that it can be stopped without disturbing other suites. */
+async function ownRedis(port: number): Promise<ChildProcess> {
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const up = await fetch(`http://127.0.0.1:${port}`).then(
+      () => true,
+      (error: { cause?: { code?: string } }) => error.cause?.code !== 'ECONNREFUSED',
+    );
+    if (up) return server;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('redis-server did not start');
+}
+
+describe('when Redis fails', () => {
+  let stack: Stack | undefined;
+  let redis: ChildProcess | undefined;
+  afterAll(async () => {
+    redis?.kill('SIGKILL');
+    await stack?.stop();
+  });
+
+  it('still saves and answers writes, and /healthz says 503', async () => {
+    const port = await freePort();
+    redis = await ownRedis(port);
+    stack = await startStack({ databaseUrl: inject('databaseUrl'), redisUrl: `redis://127.0.0.1:${port}` });
+    const tenant = await seedTenant(inject('databaseUrl'), 'outage');
+    expect((await api(stack.url, 'GET', '/healthz')).status).toBe(200);
+
+    redis.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const path = `/api/environments/${tenant.environment_id}/customer_profile_configs/`;
+    const created = await api(stack.url, 'POST', path, { key: tenant.personal_api_key, body: { scope: 'person' } });
+    expect(created.status).toBe(201);
+    expect((await api(stack.url, 'GET', `${path}${created.body.id}/`, { key: tenant.personal_api_key })).status).toBe(200);
+    const health = await api(stack.url, 'GET', '/healthz');
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({ status: 'unavailable' });
+  });
+
+  it('stops start-up with a one-line message naming REDIS_URL when Redis cannot be reached', async () => {
+    const failed = await startPlatform({
+      DATABASE_URL: inject('databaseUrl'),
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      SECRET_KEY: TEST_SECRET_KEY,
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'silent',
+    }).catch((error: Error) => error.message);
+    expect(failed).toMatch(/^invalid setting REDIS_URL: cannot connect to Redis: .+$/m);
+  });
+});
