@@ -8,7 +8,7 @@ import {
   type ValidationContext,
 } from 'graphql';
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
-import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
+import { jsonProblem, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 
 export interface QueryLimits {
   maxDepth: number;
@@ -22,6 +22,10 @@ export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 12, maxAliases: 30, maxTo
 
 const limitError = (code: string, message: string) =>
   new GraphQLError(message, { extensions: { code, type: 'validation_error', status: 400, attr: null, http: { status: 400 } } });
+const invalidInput = (message: string) => limitError('invalid_input', message);
+
+/** A NUL character, raw or escaped in a GraphQL string (`\u0000`, `\u{0}`). */
+const NUL = /\u0000|\\u(0000|\{0+\})/i;
 
 /**
  * Refuses operations that are too deep, use too many aliases or are too long, before any
@@ -30,15 +34,17 @@ const limitError = (code: string, message: string) =>
  */
 export function useQueryLimits(limits: QueryLimits = DEFAULT_LIMITS): GatewayPlugin {
   return {
-    // Variables are JSON; one nested beyond reason would overflow a stack further on.
+    // Variables are JSON: one nested beyond reason would overflow a stack further on, and a NUL
+    // character cannot be stored. REST bodies arrive here as variables too.
     onParams({ params }) {
-      if (params.variables && exceedsDepth(params.variables)) {
-        throw limitError('variables_too_deep', `Variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
-      }
+      const problem = params.variables ? jsonProblem(params.variables) : null;
+      if (problem === 'too_deep') throw limitError('variables_too_deep', `Variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
+      if (problem === 'nul_character') throw invalidInput('Null characters are not allowed.');
     },
     onParse({ setParseFn }) {
       setParseFn((source, options) => {
         const text = typeof source === 'string' ? source : source.body;
+        if (NUL.test(text)) throw invalidInput('Null characters are not allowed.');
         if (nestingOf(text) > MAX_SOURCE_NESTING) {
           throw limitError('query_too_deep', `The operation nests brackets more than ${MAX_SOURCE_NESTING} levels deep.`);
         }

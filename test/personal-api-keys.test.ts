@@ -70,9 +70,14 @@ describe('personal API keys', () => {
     expect((await api(stack.url, 'GET', '/api/personal_api_keys/', { key: limited })).status).toBe(403);
   });
 
-  it('allows at most 10 keys per user', async () => {
+  it('allows at most 10 keys per user, even under a burst of concurrent creations', async () => {
     const own = await seedTenant(inject('databaseUrl'), 'many');
-    for (let i = 0; i < 9; i++) await createKey(stack.url, own.personal_api_key, ['project:read']);
+    const burst = await Promise.all(
+      Array.from({ length: 14 }, () => api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'burst', scopes: ['project:read'] } })),
+    );
+    expect(burst.filter((response) => response.status === 201)).toHaveLength(9);
+    expect(burst.filter((response) => response.status === 400)).toHaveLength(5);
+    expect((await api(stack.url, 'GET', '/api/personal_api_keys/', { key: own.personal_api_key })).body).toHaveLength(10);
     const eleventh = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'one too many', scopes: ['*'] } });
     expect(eleventh.status).toBe(400);
     expect(eleventh.body.detail).toBe('You can only have 10 personal API keys. Remove an existing key before creating a new one.');

@@ -131,3 +131,23 @@ describe('fragment bombs', () => {
     expect(result.errors).toBeUndefined();
   });
 });
+
+describe('NUL characters', () => {
+  const path = () => `/api/environments/${tenant.environment_id}/customer_profile_configs/`;
+
+  it('are a 400 in a REST body, a GraphQL variable and a GraphQL literal', async () => {
+    const rest = await fetch(`${stack.url}${path()}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.personal_api_key}` },
+      body: '{"scope": "person", "content": {"a": "\\u0000"}}',
+    });
+    expect(rest.status).toBe(400);
+    expect((await rest.json()).code).toBe('invalid_input');
+
+    const variable = await gql(stack.graphqlUrl, 'mutation ($p: Int!, $c: JSON) { create_customer_profile_config(project_id: $p, scope: person, content: $c) { id } }', { p: tenant.environment_id, c: { ['k\u0000']: 1 } }, tenant.personal_api_key);
+    expect(variable.errors?.[0]?.extensions?.code).toBe('invalid_input');
+
+    const literal = await gql(stack.graphqlUrl, `mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: {a: "x\\u0000"}) { id } }`, { p: tenant.environment_id }, tenant.personal_api_key);
+    expect(literal.errors?.[0]?.extensions?.code).toBe('invalid_input');
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsDepth, isUuid, jsonSize } from './validation.js';
+import { exceedsDepth, isUuid, jsonProblem, jsonSize } from './validation.js';
 
 describe(exceedsDepth.name, () => {
   it('counts object and array levels', () => {
@@ -20,5 +20,13 @@ describe('isUuid and jsonSize', () => {
     expect(isUuid('0b8c9f3e-6d2a-4f7e-9a1b-2c3d4e5f6a7b')).toBe(true);
     expect(isUuid('0b8c9f3e')).toBe(false);
     expect(jsonSize({ a: 'é' })).toBe(Buffer.byteLength('{"a":"é"}'));
+  });
+});
+
+describe('jsonProblem', () => {
+  it('finds NUL characters in strings and keys', () => {
+    expect(jsonProblem({ a: ['x\u0000'] })).toBe('nul_character');
+    expect(jsonProblem({ ['k\u0000']: 1 })).toBe('nul_character');
+    expect(jsonProblem({ a: '\\u0000 written out' })).toBeNull();
   });
 });

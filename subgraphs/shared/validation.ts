@@ -18,12 +18,27 @@ export const MAX_JSON_DEPTH = 64;
  * nested a million levels deep cannot overflow the stack while being checked.
  */
 export function exceedsDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  return jsonProblem(value, max) === 'too_deep';
+}
+
+/**
+ * What makes a JSON value unstorable, if anything: nesting deeper than `max`, or a NUL character
+ * in a string or key (PostgreSQL's text and jsonb cannot hold one). Iterative, like exceedsDepth.
+ */
+export function jsonProblem(value: unknown, max: number = MAX_JSON_DEPTH): 'too_deep' | 'nul_character' | null {
   const pending: [unknown, number][] = [[value, 0]];
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return 'nul_character';
+      continue;
+    }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+    if (depth >= max) return 'too_deep';
+    for (const [key, child] of Object.entries(current)) {
+      if (key.includes('\u0000')) return 'nul_character';
+      pending.push([child, depth + 1]);
+    }
   }
-  return false;
+  return null;
 }

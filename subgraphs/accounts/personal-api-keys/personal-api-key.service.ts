@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { isKnownScope } from '../../shared/auth/scopes.js';
@@ -46,20 +46,25 @@ export class PersonalApiKeyService {
     if (args.scopes.length === 0) throw new ValidationError('This list may not be empty.', 'scopes', 'empty');
     const unknown = args.scopes.find((scope) => !isKnownScope(scope));
     if (unknown !== undefined) throw new ValidationError(`Invalid scope: ${unknown}`, 'scopes');
-    if ((await this.em.count(PersonalApiKey, { user: userId })) >= MAX_KEYS_PER_USER) {
-      throw new ValidationError(
-        `You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`,
-      );
-    }
     const value = generateToken('phx_');
-    const key = Object.assign(new PersonalApiKey(), {
-      user: this.em.getReference(User, userId),
-      label,
-      scopes: [...new Set(args.scopes)],
-      secure_value: tokenHash(value),
-      mask_value: maskSecret(value),
+    const key = await this.em.transactional(async (em) => {
+      // Locking the user row serialises concurrent creations, so the limit holds under a burst.
+      const user = await em.findOneOrFail(User, userId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if ((await em.count(PersonalApiKey, { user })) >= MAX_KEYS_PER_USER) {
+        throw new ValidationError(
+          `You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`,
+        );
+      }
+      const created = Object.assign(new PersonalApiKey(), {
+        user,
+        label,
+        scopes: [...new Set(args.scopes)],
+        secure_value: tokenHash(value),
+        mask_value: maskSecret(value),
+      });
+      em.persist(created);
+      return created;
     });
-    await this.em.persistAndFlush(key);
     key.value = value;
     return key;
   }
