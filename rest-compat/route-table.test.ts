@@ -5,9 +5,9 @@ import { routes } from './routes/index.js';
 describe(RouteMatcher.name, () => {
   const matcher = new RouteMatcher(routes);
 
-  it('matches with and without the trailing slash, and reads path arguments', () => {
+  it('matches with and without the trailing slash', () => {
     for (const path of ['/environments/12/customer_profile_configs/abc/', '/environments/12/customer_profile_configs/abc']) {
-      expect(matcher.match('GET', path)).toMatchObject({ kind: 'route', params: { project_id: '12', id: 'abc' } });
+      expect(matcher.match('GET', path)).toMatchObject({ kind: 'route', route: { field: 'Query.customer_profile_config' } });
     }
   });
 
@@ -17,6 +17,9 @@ describe(RouteMatcher.name, () => {
 
   it('treats a non-integer project id and an unknown path as not found', () => {
     expect(matcher.match('GET', '/environments/abc/customer_profile_configs/')).toEqual({ kind: 'not_found' });
+    expect(matcher.match('GET', '/environments/2147483648/customer_profile_configs/')).toEqual({ kind: 'not_found' });
+    expect(matcher.match('GET', '/environments/99999999999/customer_profile_configs/')).toEqual({ kind: 'not_found' });
+    expect(matcher.match('GET', '/personal_api_keys/%E0%A4%A/')).toMatchObject({ kind: 'route' });
     expect(matcher.match('POST', '/webhook')).toEqual({ kind: 'not_found' });
   });
 

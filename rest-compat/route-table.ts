@@ -20,11 +20,13 @@ const INTEGER_PARAMS = ['project_id'];
 interface CompiledRoute {
   route: RestRoute;
   pattern: RegExp;
-  params: string[];
 }
 
+/** Integer path ids are PostgreSQL `integer`s: a larger number names nothing that exists. */
+const MAX_INTEGER_ID = 2_147_483_647;
+
 export type Match =
-  | { kind: 'route'; route: RestRoute; params: Record<string, string> }
+  | { kind: 'route'; route: RestRoute }
   | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
   | { kind: 'not_found' };
 
@@ -34,27 +36,23 @@ export class RouteMatcher {
 
   constructor(routes: RestRoute[]) {
     this.compiled = routes.map((route) => {
-      const params: string[] = [];
       const integers = new Set([...INTEGER_PARAMS, ...(route.integerParams ?? [])]);
-      const source = route.path.replace(/:([a-z_]+)/g, (_, name: string) => {
-        params.push(name);
-        return integers.has(name) ? '(\\d+)' : '([^/]+)';
-      });
-      return { route, params, pattern: new RegExp(`^${source}/?$`) };
+      // Integer ids are the only capture groups: match() checks that each fits an integer column.
+      const source = route.path.replace(/:([a-z_]+)/g, (_, name: string) => (integers.has(name) ? '(\\d{1,10})' : '[^/]+'));
+      return { route, pattern: new RegExp(`^${source}/?$`) };
     });
   }
 
   match(method: string, path: string): Match {
     const allowed: HttpMethod[] = [];
-    for (const { route, pattern, params } of this.compiled) {
+    for (const { route, pattern } of this.compiled) {
       const found = pattern.exec(path);
-      if (!found) continue;
+      if (!found || found.slice(1).some((id) => Number(id) > MAX_INTEGER_ID)) continue;
       if (route.method !== method) {
         allowed.push(route.method);
         continue;
       }
-      const values = Object.fromEntries(params.map((name, index) => [name, decodeURIComponent(found[index + 1]!)]));
-      return { kind: 'route', route, params: values };
+      return { kind: 'route', route };
     }
     return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
   }

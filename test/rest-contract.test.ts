@@ -161,3 +161,23 @@ describe('REST contract: customer profile configs', () => {
     expect((await fetch(`${stack.url}/api/docs/swagger-ui-bundle.js`)).status).toBe(200);
   });
 });
+
+describe('odd requests', () => {
+  it('answer 4xx, never 5xx: malformed percent-encoding, a bad Host header, huge ids', async () => {
+    const { request } = await import('node:http');
+    const raw = (path: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(stack.url);
+        const req = request({ host: url.hostname, port: url.port, path, headers: { authorization: `Bearer ${tenant.personal_api_key}`, ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await raw('/api/personal_api_keys/%E0%A4%A/', {})).toBeLessThan(500);
+    expect(await raw(`/api/environments/${tenant.environment_id}/customer_profile_configs/`, { host: 'a b' })).toBe(200);
+    expect(await raw('/graphql?query=%7B__typename%7D', { host: '[::1' })).toBe(200);
+    expect(await raw('/api/environments/99999999999/customer_profile_configs/', {})).toBe(404);
+  });
+});

@@ -28,7 +28,7 @@ export function toRequest(request: IncomingMessage, body: Buffer): Request {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const url = `http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`;
+  const url = publicUrl(request);
   const method = request.method ?? 'GET';
   return new Request(url, { method, headers, body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body) });
 }
@@ -48,3 +48,16 @@ export async function writeResponse(result: Response, response: ServerResponse):
   response.end();
 }
 
+
+/**
+ * The URL the caller asked for: its Host header names the origin (page links point there). A Host
+ * that is no valid authority, or a target that is no path, falls back to `localhost` and `/`.
+ */
+function publicUrl(request: IncomingMessage): string {
+  const target = request.url?.startsWith('/') ? request.url : '/';
+  try {
+    return new URL(target, `http://${request.headers.host ?? 'localhost'}`).toString();
+  } catch {
+    return new URL(target, 'http://localhost').toString();
+  }
+}

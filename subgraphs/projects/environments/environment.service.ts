@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireEnvironment } from '../../shared/auth/access.js';
+import { reachesEnvironment, requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
@@ -18,7 +18,7 @@ export class EnvironmentService {
 
   /** For entity references: the environments among `ids` that the actor may see, in one query. */
   async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, Environment>> {
-    const allowed = ids.filter((id) => String(id) in actor.environments);
+    const allowed = ids.filter((id) => reachesEnvironment(actor, id));
     const environments = allowed.length > 0 ? await this.em.find(Environment, { id: { $in: allowed } }) : [];
     return new Map(environments.map((environment) => [environment.id, environment]));
   }

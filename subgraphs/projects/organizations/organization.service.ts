@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireOrganization } from '../../shared/auth/access.js';
+import { belongsTo, requireOrganization } from '../../shared/auth/access.js';
+import { isUuid } from '../../shared/validation.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { Organization } from './organization.entity.js';
@@ -11,11 +12,12 @@ export class OrganizationService {
 
   /** The actor's organizations, oldest first. */
   mine(actor: Actor): Promise<Organization[]> {
-    return this.em.find(Organization, { id: { $in: Object.keys(actor.organizations) } }, { orderBy: { created_at: 'asc', id: 'asc' } });
+    const ids = Object.keys(actor.organizations).filter(isUuid);
+    return this.em.find(Organization, { id: { $in: ids } }, { orderBy: { created_at: 'asc', id: 'asc' } });
   }
 
   async get(actor: Actor, id: string): Promise<Organization> {
-    const organization = id in actor.organizations ? await this.em.findOne(Organization, { id }) : null;
+    const organization = isUuid(id) && belongsTo(actor, id) ? await this.em.findOne(Organization, { id }) : null;
     if (!organization) throw new NotFoundError();
     requireOrganization(actor, id);
     return organization;
@@ -23,7 +25,7 @@ export class OrganizationService {
 
   /** For entity references: the organizations among `ids` that the actor belongs to, in one query. */
   async findMany(actor: Actor, ids: readonly string[]): Promise<Map<string, Organization>> {
-    const allowed = ids.filter((id) => id in actor.organizations);
+    const allowed = ids.filter((id) => isUuid(id) && belongsTo(actor, id));
     const organizations = allowed.length > 0 ? await this.em.find(Organization, { id: { $in: allowed } }) : [];
     return new Map(organizations.map((organization) => [organization.id, organization]));
   }

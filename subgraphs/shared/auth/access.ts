@@ -8,16 +8,28 @@ export const NO_PROJECT_ACCESS = "You don't have access to the project.";
  * user is a member of its organization. Services call this before touching tenant data.
  */
 export function requireEnvironment(actor: Actor, environmentId: number): ActorEnvironment & { id: number } {
-  const environment = actor.environments[String(environmentId)];
-  if (!environment) throw new ForbiddenError(NO_PROJECT_ACCESS);
-  return { id: environmentId, ...environment };
+  if (!reachesEnvironment(actor, environmentId)) throw new ForbiddenError(NO_PROJECT_ACCESS);
+  return { id: environmentId, ...actor.environments[String(environmentId)]! };
 }
 
 /** The actor's level in an organization, or a 403 when below `minimum`. */
 export function requireOrganization(actor: Actor, organizationId: string, minimum: number = MembershipLevel.member): number {
-  const level = actor.organizations[organizationId];
-  if (level === undefined || level < minimum) throw new ForbiddenError();
+  if (!belongsTo(actor, organizationId)) throw new ForbiddenError();
+  const level = actor.organizations[organizationId]!;
+  if (level < minimum) throw new ForbiddenError();
   return level;
+}
+
+/**
+ * Membership tests on the actor's maps by own keys only: an id such as `constructor` or
+ * `__proto__` must not find something inherited.
+ */
+export function belongsTo(actor: Actor, organizationId: string): boolean {
+  return Object.hasOwn(actor.organizations, organizationId);
+}
+
+export function reachesEnvironment(actor: Actor, environmentId: number): boolean {
+  return Object.hasOwn(actor.environments, String(environmentId));
 }
 
 /** The calling user's id; resolvers reached by a personal API key always have one. */
