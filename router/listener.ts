@@ -5,6 +5,7 @@ import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-
 import type { GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { ConfigError } from '../subgraphs/shared/config.js';
 import { errorBody, NotFoundError, PayloadTooLargeError, type AppError } from '../subgraphs/shared/errors.js';
 import { readBody, toRequest, writeResponse } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
@@ -88,7 +89,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.host, options.port)));
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address() as AddressInfo;
@@ -103,6 +104,23 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A listen failure is a setting that does not work here: say which one. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ConfigError('PORT', `${host}:${port} is already in use`);
+    case 'EACCES':
+      return new ConfigError('PORT', `not allowed to listen on port ${port}`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAFNOSUPPORT':
+      return new ConfigError('HOST', `cannot listen on ${host} (${error.code})`);
+    default:
+      return error;
+  }
 }
 
 /** The key of a graphql-ws connection: its connection params, else its upgrade request's header. */

@@ -30,6 +30,16 @@ async function main(): Promise<void> {
   const log = createLogger(settings.LOG_LEVEL, 'router');
   const started = Date.now();
   const subgraphs = settings.SUBGRAPH_URLS ? remoteSubgraphs(settings.SUBGRAPH_URLS) : await localSubgraphs(settings, log);
+  try {
+    await serve(settings, log, subgraphs, started);
+  } catch (error) {
+    // Whatever started must stop, or the embedded database and DATA_DIR's lock outlive the failure.
+    await subgraphs.stop();
+    throw error;
+  }
+}
+
+async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });

@@ -79,6 +79,19 @@ describe('embedded mode (no DATABASE_URL, no REDIS_URL)', () => {
     platform = undefined;
   });
 
+  it('fails naming PORT when the port is taken, and leaves nothing running behind', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    const failed = await startPlatform({ ...env, PORT: String(port) }).catch((error: Error) => error.message);
+    blocker.close();
+    expect(failed).toMatch(new RegExp(`^invalid setting PORT: 127\\.0\\.0\\.1:${port} is already in use$`, 'm'));
+    expect(existsSync(join(dataDir, 'embedded-database-url'))).toBe(false);
+    expect(existsSync(join(dataDir, 'platform.pid'))).toBe(false);
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  });
+
   it('refuses a bad setting with a one-line message naming it', async () => {
     const failed = await startPlatform({ ...env, PORT: 'eighty' }).catch((error: Error) => error.message);
     expect(failed).toMatch(/exited with 1/);

@@ -5,6 +5,7 @@ import { subgraphNamed } from '../index.js';
 import { embeddedUrlFile } from '../platform.js';
 import { ConfigError, parseConfig, setConfig } from '../shared/config.js';
 import { openDatabase } from '../shared/db/database.js';
+import { dataDirHolder } from '../shared/db/embedded.js';
 import { migrate } from '../shared/db/migrate.js';
 import { openOrm } from '../shared/db/orm.js';
 import { AppError } from '../shared/errors.js';
@@ -30,8 +31,11 @@ async function main(): Promise<void> {
   }
   const config = setConfig(parseConfig());
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 'bootstrap');
+  // A running platform's embedded database is announced in DATA_DIR; trust it only while that
+  // platform lives (a file left by a crash names a server that is gone).
   const announced = embeddedUrlFile(config);
-  const url = config.DATABASE_URL ?? (existsSync(announced) ? readFileSync(announced, 'utf8').trim() : undefined);
+  const running = dataDirHolder(config.DATA_DIR) !== null && existsSync(announced);
+  const url = config.DATABASE_URL ?? (running ? readFileSync(announced, 'utf8').trim() : undefined);
   const database = url ? { url, embedded: undefined } : await openDatabase(config, log);
   const accounts = subgraphNamed('accounts');
   const projects = subgraphNamed('projects');

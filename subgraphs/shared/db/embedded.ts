@@ -94,15 +94,19 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
   return module.default;
 }
 
+/** The pid of a live platform holding DATA_DIR (its embedded database), or null. */
+export function dataDirHolder(dataDir: string): number | null {
+  const lockFile = resolve(dataDir, 'platform.pid');
+  if (!existsSync(lockFile)) return null;
+  const holder = Number(readFileSync(lockFile, 'utf8').trim());
+  return holder && holder !== process.pid && isAlive(holder) ? holder : null;
+}
+
 /** Refuses a DATA_DIR that a running platform holds; takes over one whose holder is gone. */
 function claimDataDir(dataDir: string): string {
+  const holder = dataDirHolder(dataDir);
+  if (holder) throw new Error(`DATA_DIR ${dataDir} is in use by process ${holder}`);
   const lockFile = resolve(dataDir, 'platform.pid');
-  if (existsSync(lockFile)) {
-    const holder = Number(readFileSync(lockFile, 'utf8').trim());
-    if (holder && holder !== process.pid && isAlive(holder)) {
-      throw new Error(`DATA_DIR ${dataDir} is in use by process ${holder}`);
-    }
-  }
   writeFileSync(lockFile, String(process.pid));
   return lockFile;
 }
@@ -112,7 +116,7 @@ async function stopLeftoverServer(directory: string, log: Logger): Promise<void>
   const pidFile = join(directory, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (pid && isAlive(pid)) {
+  if (pid && isAlive(pid) && isPostgresOf(pid, directory)) {
     log.warn({ pid }, 'stopping an embedded PostgreSQL left behind by an earlier run');
     process.kill(pid, 'SIGINT');
     for (let waited = 0; isAlive(pid) && waited < 15_000; waited += 100) await sleep(100);
@@ -150,6 +154,19 @@ function storedPassword(dataDir: string): string {
   const password = randomBytes(24).toString('base64url');
   writeFileSync(file, password, { mode: 0o600 });
   return password;
+}
+
+/**
+ * Whether a pid is the PostgreSQL server of this data directory. After a reboot the pid in a stale
+ * postmaster.pid may belong to anything; without /proc to ask, nothing is killed.
+ */
+function isPostgresOf(pid: number, directory: string): boolean {
+  try {
+    const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return /postgres$/.test(commandLine[0] ?? '') && commandLine.some((part) => part.includes(directory));
+  } catch {
+    return false;
+  }
 }
 
 function isAlive(pid: number): boolean {
