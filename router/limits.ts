@@ -24,8 +24,8 @@ const limitError = (code: string, message: string) =>
   new GraphQLError(message, { extensions: { code, type: 'validation_error', status: 400, attr: null, http: { status: 400 } } });
 const invalidInput = (message: string) => limitError('invalid_input', message);
 
-/** A NUL character, raw or escaped in a GraphQL string (`\u0000`, `\u{0}`). */
-const NUL = /\u0000|\\u(0000|\{0+\})/i;
+/** A NUL character escaped in a GraphQL string (`\u0000`, `\u{0}`); a raw one is checked apart. */
+const ESCAPED_NUL = /\\u(0000|\{0+\})/i;
 
 /**
  * Refuses operations that are too deep, use too many aliases or are too long, before any
@@ -44,7 +44,7 @@ export function useQueryLimits(limits: QueryLimits = DEFAULT_LIMITS): GatewayPlu
     onParse({ setParseFn }) {
       setParseFn((source, options) => {
         const text = typeof source === 'string' ? source : source.body;
-        if (NUL.test(text)) throw invalidInput('Null characters are not allowed.');
+        if (text.includes('\u0000') || ESCAPED_NUL.test(text)) throw invalidInput('Null characters are not allowed.');
         if (nestingOf(text) > MAX_SOURCE_NESTING) {
           throw limitError('query_too_deep', `The operation nests brackets more than ${MAX_SOURCE_NESTING} levels deep.`);
         }
