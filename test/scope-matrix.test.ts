@@ -82,3 +82,22 @@ describe.each(profileOperations)('scope matrix: $name ($scope)', (operation) => 
     expect(result.data[request.field]).toBeTruthy();
   });
 });
+
+describe('scope matrix: fields of other subgraphs', () => {
+  it('shows the brief form of a config\'s project to a config reader, and nothing more', async () => {
+    await freshConfig();
+    const brief = await gql(stack.graphqlUrl, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { id name } } } }', { p: tenant.environment_id }, keys.read);
+    expect(brief.errors).toBeUndefined();
+    expect(brief.data.customer_profile_configs.results[0].project).toEqual({ id: tenant.project_id, name: 'Default project' });
+    for (const field of ['created_at', 'organization { id }']) {
+      const more = await gql(stack.graphqlUrl, `query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { ${field} } } } }`, { p: tenant.environment_id }, keys.read);
+      expect(more.errors?.[0]?.message).toBe("API key missing required scope 'project:read'");
+    }
+  });
+
+  it('needs user:read for the caller\'s own account', async () => {
+    const denied = await gql(stack.graphqlUrl, '{ me { email } }', {}, keys.read);
+    expect(denied.errors?.[0]?.message).toBe("API key missing required scope 'user:read'");
+    expect((await gql(stack.graphqlUrl, '{ me { email } }', {}, tenant.personal_api_key)).data.me.email).toBe(tenant.email);
+  });
+});

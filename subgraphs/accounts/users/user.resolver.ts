@@ -7,7 +7,7 @@ import { UserService } from './user.service.js';
 
 @Resolver(() => User)
 export class UserResolver {
-  @Authorized()
+  @Authorized('user:read')
   @Query(() => User, { description: 'The user behind the calling key.' })
   async me(@Ctx() { actor, em }: SubgraphContext): Promise<User> {
     const user = await new UserService(em).findById(requireUserId(actor));

@@ -1,5 +1,5 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
-import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { Authorized, Directive, Field, Int, ObjectType } from 'type-graphql';
 import { Project } from '../projects/project.entity.js';
 
 /**
@@ -19,6 +19,7 @@ export class Environment {
   @Index()
   project!: Project;
 
+  @Authorized('project:read')
   @Field()
   @Property({ type: 'text' })
   name!: string;
@@ -31,6 +32,7 @@ export class Environment {
   @Property({ type: 'text', hidden: true })
   api_token_sealed!: string;
 
+  @Authorized('project:read')
   @Field()
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Authorized, Directive, Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType('Organization', { description: 'An organization: it owns projects and has members.' })
 @Directive('@key(fields: "id")')
@@ -10,10 +10,12 @@ export class Organization {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
+  @Authorized('organization:read')
   @Field()
   @Property({ type: 'text' })
   name!: string;
 
+  @Authorized('organization:read')
   @Field()
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();

@@ -12,6 +12,7 @@ export const SCOPE_OBJECTS = [
   'llm_provider_key',
   'organization',
   'project',
+  'user',
 ] as const;
 
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
