@@ -1,5 +1,5 @@
 import { filterSchema } from '@graphql-tools/utils';
-import { buildSchema, print, type DocumentNode, type ExecutionResult } from 'graphql';
+import { buildSchema, print, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { createSofaRouter, createSofa } from 'sofa-api';
 import { MethodNotAllowedError, NotFoundError, ParseError, ValidationError, type AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
@@ -37,9 +37,13 @@ const API_PREFIX = '/api';
 /** Carries the caller's URL to the operation, for absolute page links (internal requests only). */
 const PUBLIC_URL_HEADER = 'x-public-url';
 
+/** Names the body fields sent as explicit nulls, which SOFA would otherwise drop (internal requests only). */
+const NULL_FIELDS_HEADER = 'x-null-fields';
+
 interface RestContext {
   authorization: string | null;
   publicUrl: URL;
+  nullFields: string[];
 }
 
 /**
@@ -69,6 +73,7 @@ export function createRest(options: RestOptions): RestLayer {
       context: ({ request }) => ({
         authorization: request.headers.get('authorization'),
         publicUrl: new URL(request.headers.get(PUBLIC_URL_HEADER)!),
+        nullFields: (request.headers.get(NULL_FIELDS_HEADER) ?? '').split(',').filter(Boolean),
       }),
       execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: RestContext }) => {
         let query = printed.get(args.document);
@@ -76,7 +81,8 @@ export function createRest(options: RestOptions): RestLayer {
           query = print(args.document);
           printed.set(args.document, query);
         }
-        const result = await options.execute({ query, variables: args.variableValues ?? {}, authorization: args.contextValue.authorization });
+        const variables = withExplicitNulls(args.document, args.variableValues ?? {}, args.contextValue.nullFields);
+        const result = await options.execute({ query, variables, authorization: args.contextValue.authorization });
         absolutizePageLinks(result, args.contextValue.publicUrl);
         return result;
       }) as never,
@@ -117,6 +123,7 @@ export function createRest(options: RestOptions): RestLayer {
             'content-type': 'application/json',
             authorization: request.headers.get('authorization') ?? '',
             [PUBLIC_URL_HEADER]: request.url,
+            [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).join(',') : '',
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         }),
@@ -163,6 +170,19 @@ function pagingQuery(params: URLSearchParams): string {
   }
   const text = kept.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * SOFA leaves a field out when the body sends it as null; put the null back for the operation's
+ * arguments, so that `{"content": null}` means null (as over GraphQL) and a required field sent
+ * as null is "may not be null", not "required". Path arguments always win.
+ */
+function withExplicitNulls(document: DocumentNode, variables: Record<string, unknown>, nullFields: string[]): Record<string, unknown> {
+  if (nullFields.length === 0) return variables;
+  const operation = document.definitions[0] as OperationDefinitionNode;
+  const declared = new Set((operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value));
+  const added = nullFields.filter((field) => declared.has(field) && !(field in variables));
+  return added.length === 0 ? variables : { ...variables, ...Object.fromEntries(added.map((field) => [field, null])) };
 }
 
 /** Lists answer `next`/`previous` as relative references; REST callers get absolute URLs of their request. */

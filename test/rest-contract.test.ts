@@ -51,6 +51,9 @@ describe('REST contract: customer profile configs', () => {
     expect(patched.body).toMatchObject({ id: created.id, scope: 'person', content: { v: 1 }, sidebar: { open: true } });
     expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at));
 
+    const cleared = await call('PATCH', `${base()}/${created.id}/`, { content: null });
+    expect(cleared.body).toMatchObject({ content: {}, sidebar: { open: true } });
+
     const deleted = await call('DELETE', `${base()}/${created.id}/`);
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
@@ -91,6 +94,12 @@ describe('REST contract: customer profile configs', () => {
       const response = await call('POST', base(), { scope: 'planet' });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ type: 'validation_error', code: 'invalid_choice', detail: '"planet" is not a valid choice.', attr: 'scope' });
+    });
+
+    it('answers 400 null when scope is sent as null', async () => {
+      const response = await call('POST', base(), { scope: null });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ type: 'validation_error', code: 'null', detail: 'This field may not be null.', attr: 'scope' });
     });
 
     it('answers 400 required when scope is missing', async () => {
