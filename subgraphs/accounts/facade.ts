@@ -14,7 +14,7 @@ export const accountsFacade = {
   async createPersonalApiKey(em: EntityManager, user: { id: number; uuid: string }, label: string, scopes: string[]): Promise<string> {
     const actor = { kind: 'personal_api_key' as const, user, scopes, organizations: {}, environments: {} };
     const key = await new PersonalApiKeyService(em).create(actor, { label, scopes });
-    return key.value!;
+    return key.value;
   },
 
   async countUsers(em: EntityManager): Promise<number> {

@@ -38,9 +38,4 @@ export class PersonalApiKey {
   @Field(() => Date, { nullable: true, description: 'Last authentication with this key (updated at most once a minute).' })
   @Property({ type: 'timestamptz', nullable: true })
   last_used_at: Date | null = null;
-
-  /** The raw key; set only on the instance returned by create, never stored. */
-  @Field(() => String, { nullable: true, description: 'The key itself: present only in the answer to its creation.' })
-  @Property({ persist: false })
-  value: string | null = null;
 }

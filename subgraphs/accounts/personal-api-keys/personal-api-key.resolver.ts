@@ -2,6 +2,7 @@ import { Args, Authorized, Ctx, Directive, Mutation, Query, Resolver } from 'typ
 import { ALL_SCOPES, INTERNAL } from '../../shared/auth/scopes.js';
 import type { SubgraphContext } from '../../shared/context.js';
 import { KeyIdentityType } from './key-identity.type.js';
+import { NewPersonalApiKey } from './new-personal-api-key.type.js';
 import { PersonalApiKey } from './personal-api-key.entity.js';
 import { AuthenticateArgs, CreatePersonalApiKeyArgs, PersonalApiKeyIdArgs } from './personal-api-key.inputs.js';
 import { PersonalApiKeyService } from './personal-api-key.service.js';
@@ -22,8 +23,8 @@ export class PersonalApiKeyResolver {
   }
 
   @Authorized(ALL_SCOPES)
-  @Mutation(() => PersonalApiKey, { description: 'Creates a key; its `value` is in this answer and never again.' })
-  create_personal_api_key(@Args() args: CreatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<PersonalApiKey> {
+  @Mutation(() => NewPersonalApiKey, { description: 'Creates a key; its `value` is in this answer and never again.' })
+  create_personal_api_key(@Args() args: CreatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<NewPersonalApiKey> {
     return new PersonalApiKeyService(em).create(actor, args);
   }
 

@@ -8,6 +8,7 @@ import { tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
 import { User } from '../users/user.entity.js';
 import type { CreatePersonalApiKeyArgs } from './personal-api-key.inputs.js';
+import { NewPersonalApiKey } from './new-personal-api-key.type.js';
 import { PersonalApiKey } from './personal-api-key.entity.js';
 
 export const MAX_KEYS_PER_USER = 10;
@@ -36,7 +37,7 @@ export class PersonalApiKeyService {
     return key;
   }
 
-  async create(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<PersonalApiKey> {
+  async create(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<NewPersonalApiKey> {
     const userId = requireUserId(actor);
     const label = args.label.trim();
     if (!label) throw new ValidationError('This field may not be blank.', 'label', 'blank');
@@ -65,8 +66,7 @@ export class PersonalApiKeyService {
       em.persist(created);
       return created;
     });
-    key.value = value;
-    return key;
+    return { ...key, value };
   }
 
   /** Revokes a key: requests with it fail within a second, its open subscriptions close before their next event. */
