@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
-import { errorBody, NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { readBody, toRequest, writeResponse } from '../subgraphs/shared/http.js';
+import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
+import { readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { routerExecutor } from './executors.js';
 import { createRest } from './rest.js';
@@ -24,20 +24,14 @@ async function main(): Promise<void> {
   const server = createServer((request, response) => {
     const respond = async () => {
       const path = new URL(request.url ?? '/', 'http://rest').pathname;
-      const failure = path === '/api' || path.startsWith('/api/') ? null : new NotFoundError();
-      const body = failure ? null : await readBody(request, settings.MAX_BODY_BYTES);
-      const error = failure ?? (body === null ? new PayloadTooLargeError(settings.MAX_BODY_BYTES) : null);
-      if (error) {
-        const { status, body: errorJson } = errorBody(error);
-        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(errorJson));
-        return;
-      }
-      await writeResponse(await rest.handle(toRequest(request, body!)), response);
+      if (path !== '/api' && !path.startsWith('/api/')) return writeAppError(response, new NotFoundError());
+      const body = await readBody(request, settings.MAX_BODY_BYTES);
+      if (body === null) return writeAppError(response, new PayloadTooLargeError(settings.MAX_BODY_BYTES));
+      await writeResponse(await rest.handle(toRequest(request, body)), response);
     };
     respond().catch((error: unknown) => {
       log.error({ err: error }, 'REST request failed');
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null }));
+      writeServerError(response);
     });
   });
   server.listen(settings.PORT, settings.HOST, () => {

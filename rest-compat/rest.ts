@@ -1,11 +1,19 @@
 import { filterSchema } from '@graphql-tools/utils';
 import { buildSchema, print, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { createSofaRouter, createSofa } from 'sofa-api';
-import { MethodNotAllowedError, NotFoundError, ParseError, ValidationError, type AppError } from '../subgraphs/shared/errors.js';
+import {
+  contractError,
+  MethodNotAllowedError,
+  NotFoundError,
+  ParseError,
+  SERVER_ERROR_BODY,
+  ValidationError,
+  type AppError,
+} from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { serveDocs } from './docs.js';
-import { errorResponse, restError } from './errors.js';
+import { errorResponse } from './errors.js';
 import { shapeOpenApi } from './openapi.js';
 import { RouteMatcher, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
@@ -87,7 +95,7 @@ export function createRest(options: RestOptions): RestLayer {
         return result;
       }) as never,
       errorHandler: (errors) => {
-        const { status, body } = restError(errors[0] ?? { message: 'A server error occurred.' });
+        const { status, body } = contractError(errors[0] ?? { message: SERVER_ERROR_BODY.detail });
         if (status >= 500) options.log.error({ errors }, 'REST operation failed');
         return errorResponse(status, body) as never;
       },
@@ -134,7 +142,7 @@ export function createRest(options: RestOptions): RestLayer {
 }
 
 function fail(error: AppError, headers: Record<string, string> = {}): Response {
-  const { status, body } = restError(error);
+  const { status, body } = contractError(error);
   return errorResponse(status, body, headers);
 }
 

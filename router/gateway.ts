@@ -10,6 +10,7 @@ import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/
 import { AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { Authenticator } from './auth.js';
+import { useContractErrors } from './errors.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 
 /** What the gateway adds to each operation's context. */
@@ -94,7 +95,7 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
         },
       },
     },
-    plugins: () => [authenticate, useQueryLimits(options.limits)],
+    plugins: () => [authenticate, useQueryLimits(options.limits), useContractErrors()],
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
     renderGraphiQL,

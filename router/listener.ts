@@ -2,14 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
-import type { GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConfigError } from '../subgraphs/shared/config.js';
-import { errorBody, NotFoundError, PayloadTooLargeError, type AppError } from '../subgraphs/shared/errors.js';
-import { readBody, toRequest, writeResponse } from '../subgraphs/shared/http.js';
+import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
+import { readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { Authenticator } from './auth.js';
+import { toContractError } from './errors.js';
 import { headerValue, type RouterContext } from './gateway.js';
 import { landingPage } from './landing.js';
 
@@ -48,8 +48,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   const server = createServer((request, response) => {
     route(options, request, response).catch((error: unknown) => {
       log.error({ err: error, url: request.url }, 'request failed');
-      if (!response.headersSent) writeError(response, 500, { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null });
-      else response.end();
+      writeServerError(response);
     });
   });
   // A graphql-ws message is a request body too: the same limit holds.
@@ -58,7 +57,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
       // Each event first re-checks the key (cached for a second): a revoked key's sockets close.
-      // Errors from subgraphs arrive as plain objects, not GraphQLError instances with toJSON.
+      // Errors carry the contract's codes; those from subgraphs arrive as plain objects.
       onNext: async (ctx, _id, _payload, _args, result) => {
         const allowed = await options.authenticator.actorFor(connectionAuthorization(ctx)).then(
           () => true,
@@ -68,9 +67,9 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
           ctx.extra.socket.close(4403, 'Forbidden');
           return { data: null, errors: [{ message: 'The key of this connection is no longer valid.' }] };
         }
-        return result.errors ? { ...result, errors: result.errors.map(plainError) } : undefined;
+        return result.errors ? { ...result, errors: result.errors.map(toContractError) } : undefined;
       },
-      onError: (_ctx, _id, _payload, errors) => errors.map(plainError),
+      onError: (_ctx, _id, _payload, errors) => errors.map(toContractError),
       // A bad key closes the socket at once (4403) instead of failing each subscription later.
       onConnect: (ctx) =>
         options.authenticator.actorFor(connectionAuthorization(ctx)).then(
@@ -128,10 +127,6 @@ function connectionAuthorization(ctx: { connectionParams?: Record<string, unknow
   return headerValue(ctx.connectionParams, 'authorization') ?? ctx.extra.request.headers.authorization;
 }
 
-function plainError(error: unknown): GraphQLFormattedError {
-  const candidate = error as { toJSON?: () => GraphQLFormattedError };
-  return typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError);
-}
 
 async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://router').pathname;
@@ -156,13 +151,4 @@ function handlerFor(options: ListenerOptions, path: string): FetchHandler | unde
   if (path === '/api' || path.startsWith('/api/')) return options.rest;
   if (options.ingest && (path === '/batch' || path === '/batch/')) return options.ingest;
   return undefined;
-}
-
-function writeAppError(response: ServerResponse, error: AppError): void {
-  const { status, body } = errorBody(error);
-  writeError(response, status, body);
-}
-
-function writeError(response: ServerResponse, status: number, body: object): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }

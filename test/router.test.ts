@@ -151,3 +151,14 @@ describe('NUL characters', () => {
     expect(literal.errors?.[0]?.extensions?.code).toBe('invalid_input');
   });
 });
+
+describe('GraphQL error codes', () => {
+  it('carry the same code as REST for validation, coercion and unknown fields', async () => {
+    const missing = await gql(stack.graphqlUrl, 'mutation ($p: Int!, $s: CustomerProfileScope!) { create_customer_profile_config(project_id: $p, scope: $s) { id } }', { p: tenant.environment_id }, tenant.personal_api_key);
+    expect(missing.errors?.[0]?.extensions).toMatchObject({ code: 'required', type: 'validation_error', status: 400, attr: 's' });
+    const badChoice = await gql(stack.graphqlUrl, 'mutation ($p: Int!, $s: CustomerProfileScope!) { create_customer_profile_config(project_id: $p, scope: $s) { id } }', { p: tenant.environment_id, s: 'planet' }, tenant.personal_api_key);
+    expect(badChoice.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_choice', attr: 's' });
+    const unknownField = await gql(stack.graphqlUrl, '{ nothing_here }', {}, tenant.personal_api_key);
+    expect(unknownField.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', type: 'validation_error', status: 400 });
+  });
+});

@@ -118,13 +118,16 @@ const CODE_BY_STATUS: Record<number, string> = {
   429: 'throttled',
 };
 
+/** The body of every unexpected failure: nothing about its cause reaches the caller. */
+export const SERVER_ERROR_BODY: ErrorBody = { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null };
+
 /** Builds the contract's error body from a GraphQL error's `extensions` (ours, or a gateway's). */
 export function errorBody(error: { message: string; extensions?: Record<string, unknown> }): { status: number; body: ErrorBody } {
   const ext = error.extensions ?? {};
   const status = Number(ext.status ?? (ext.http as { status?: number } | undefined)?.status ?? statusOfCode(String(ext.code ?? '')));
   const known = status >= 400 && status < 600 ? status : 500;
   if (known >= 500 && ext.type === undefined) {
-    return { status: 500, body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null } };
+    return { status: 500, body: SERVER_ERROR_BODY };
   }
   return {
     status: known,
@@ -153,3 +156,31 @@ function statusOfCode(code: string): number {
       return 500;
   }
 }
+
+/**
+ * The contract's error body for the first GraphQL error. Errors that graphql-js raises while
+ * coercing arguments (before any resolver runs) are reworded the way PostHog words field errors,
+ * with `attr` naming the field.
+ */
+export function contractError(error: { message: string; extensions?: Record<string, unknown> }): { status: number; body: ErrorBody } {
+  return variableError(error.message) ?? errorBody(error);
+}
+
+function variableError(message: string): { status: number; body: ErrorBody } | null {
+  const variable = /^Variable "\$(\w+)"/.exec(message)?.[1];
+  if (!variable) return null;
+  const body = (code: string, detail: string): { status: number; body: ErrorBody } => ({
+    status: 400,
+    body: { type: 'validation_error', code, detail, attr: variable },
+  });
+  if (/was not provided/.test(message)) return body('required', 'This field is required.');
+  if (/must not be null/.test(message)) return body('null', 'This field may not be null.');
+  const choice = /got invalid value (".*?"|\S+); Value .* does not exist in ".*" enum/.exec(message);
+  if (choice) return body('invalid_choice', `${choice[1]!.startsWith('"') ? choice[1] : `"${choice[1]}"`} is not a valid choice.`);
+  if (/Int cannot represent/.test(message)) return body('invalid', 'A valid integer is required.');
+  if (/Boolean cannot represent/.test(message)) return body('invalid', 'Must be a valid boolean.');
+  if (/String cannot represent/.test(message)) return body('invalid', 'Not a valid string.');
+  if (/Expected type "\[|expected iterable|List/.test(message)) return body('not_a_list', 'Expected a list of items.');
+  return body('invalid_input', message);
+}
+

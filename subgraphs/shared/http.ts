@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { contractError, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
 
 /** The whole body of a Node request, or null once it passes the limit (the rest is not read). */
 export function readBody(request: IncomingMessage, limit: number): Promise<Buffer | null> {
@@ -60,4 +61,20 @@ function publicUrl(request: IncomingMessage): string {
   } catch {
     return new URL(target, 'http://localhost').toString();
   }
+}
+
+/** Answers with the contract's error body. */
+export function writeErrorBody(response: ServerResponse, status: number, body: ErrorBody): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+export function writeAppError(response: ServerResponse, error: AppError): void {
+  const { status, body } = contractError(error);
+  writeErrorBody(response, status, body);
+}
+
+/** The last resort of a request handler: a generic 500 (or the end of a response already begun). */
+export function writeServerError(response: ServerResponse): void {
+  if (response.headersSent) response.end();
+  else writeErrorBody(response, 500, SERVER_ERROR_BODY);
 }

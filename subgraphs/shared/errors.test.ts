@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, ValidationError } from '../subgraphs/shared/errors.js';
-import { restError } from './errors.js';
+import { contractError, NotFoundError, ValidationError } from './errors.js';
 
-describe(restError.name, () => {
+describe(contractError.name, () => {
   it('passes typed errors through with their status and attr', () => {
-    expect(restError(new ValidationError('Bad.', 'name', 'blank'))).toEqual({ status: 400, body: { type: 'validation_error', code: 'blank', detail: 'Bad.', attr: 'name' } });
-    expect(restError(new NotFoundError())).toEqual({ status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null } });
+    expect(contractError(new ValidationError('Bad.', 'name', 'blank'))).toEqual({ status: 400, body: { type: 'validation_error', code: 'blank', detail: 'Bad.', attr: 'name' } });
+    expect(contractError(new NotFoundError())).toEqual({ status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null } });
   });
 
   it.each([
@@ -14,14 +13,14 @@ describe(restError.name, () => {
     ['Variable "$scope" got invalid value "x"; Value "x" does not exist in "CustomerProfileScope" enum.', 'invalid_choice', '"x" is not a valid choice.'],
     ['Variable "$limit" got invalid value "a"; Int cannot represent non-integer value: "a"', 'invalid', 'A valid integer is required.'],
   ])('rewords %s', (message, code, detail) => {
-    const { status, body } = restError({ message, extensions: { code: 'BAD_USER_INPUT' } });
+    const { status, body } = contractError({ message, extensions: { code: 'BAD_USER_INPUT' } });
     expect(status).toBe(400);
     expect(body).toMatchObject({ type: 'validation_error', code, detail });
     expect(body.attr).toBe(/\$(\w+)/.exec(message)![1]);
   });
 
   it('hides unexpected errors behind the generic server error', () => {
-    expect(restError({ message: 'connection reset at 10.0.0.3', extensions: { code: 'INTERNAL_SERVER_ERROR' } })).toEqual({
+    expect(contractError({ message: 'connection reset at 10.0.0.3', extensions: { code: 'INTERNAL_SERVER_ERROR' } })).toEqual({
       status: 500,
       body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null },
     });
