@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, gql } from './kit/http.js';
-import { runCli } from './kit/process.js';
+import { BUILD_DIR, runCli } from './kit/process.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
 
-const CLI = 'dist/subgraphs/cli/bootstrap.cli.js';
+const CLI = `${BUILD_DIR}/subgraphs/cli/bootstrap.cli.js`;
 
 describe('npm run bootstrap', () => {
   let stack: Stack;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { api, gql } from './kit/http.js';
-import { freePort, startPlatform, type Platform } from './kit/process.js';
+import { BUILD_DIR, freePort, startPlatform, type Platform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
@@ -43,13 +43,13 @@ describe('the parts as separate processes', () => {
     };
     const urls: string[] = [];
     for (const name of ['accounts', 'projects', 'customer-profiles']) {
-      const { child, line } = await startProcess('dist/subgraphs/cli/subgraph.cli.js', [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
+      const { child, line } = await startProcess(`${BUILD_DIR}/subgraphs/cli/subgraph.cli.js`, [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
       children.push(child);
       urls.push(`${name}=${line}`);
     }
     router = await startPlatform({ ...common, PORT: String(await freePort()), SUBGRAPH_URLS: urls.join(',') });
     const restPort = await freePort();
-    const rest = await startProcess('dist/rest-compat/main.js', [], { ...common, PORT: String(restPort), ROUTER_URL: `${router.url}/graphql` }, /listening/);
+    const rest = await startProcess(`${BUILD_DIR}/rest-compat/main.js`, [], { ...common, PORT: String(restPort), ROUTER_URL: `${router.url}/graphql` }, /listening/);
     children.push(rest.child);
     const restUrl = `http://127.0.0.1:${restPort}`;
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Authenticator } from '../router/auth.js';
 import { ACTOR_HEADER, ACTOR_TTL_SECONDS, ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { api } from './kit/http.js';
+import { BUILD_DIR } from './kit/process.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
 import { collect, wsClient } from './kit/ws.js';
@@ -135,7 +136,7 @@ describe('subscriptions through the router, Redis pub/sub across processes', () 
     const probes = await untilLive(stack, tenant, events);
 
     // A second customer-profiles subgraph, in its own process, sharing only PostgreSQL and Redis.
-    publisher = spawn(process.execPath, ['dist/subgraphs/cli/subgraph.cli.js', 'customer-profiles'], {
+    publisher = spawn(process.execPath, [`${BUILD_DIR}/subgraphs/cli/subgraph.cli.js`, 'customer-profiles'], {
       env: {
         ...process.env,
         DATABASE_URL: inject('databaseUrl'),

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
+/** Where the test run compiles the code that its child processes run (see global-setup). */
+export const BUILD_DIR = '.test-build';
+
 /** A free TCP port on the loopback interface. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -21,9 +24,9 @@ export interface Platform {
   exited: Promise<number | null>;
 }
 
-/** `node dist/router/main.js` as `npm start` runs it, with exactly the given environment. */
+/** The built `router/main.js` as `npm start` runs it, with exactly the given environment. */
 export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000): Promise<Platform> {
-  const child = spawn(process.execPath, ['dist/router/main.js'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -9,7 +9,8 @@ import { WebSocketServer } from 'ws';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
 import type { Orm } from '../db/orm.js';
-import { AppError } from '../errors.js';
+import { AppError, SERVER_ERROR_BODY } from '../errors.js';
+import { readBody } from '../http.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import { buildSubgraphGraphQLSchema } from './build.js';
@@ -55,7 +56,7 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     handleHttp(apollo, runtime, request, response).catch((error: unknown) => {
       log.error({ err: error }, 'subgraph request failed');
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ errors: [{ message: 'A server error occurred.' }] }));
+      response.end(JSON.stringify({ errors: [{ message: SERVER_ERROR_BODY.detail, extensions: { ...SERVER_ERROR_BODY, status: 500 } }] }));
     });
   });
   const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_INTERNAL_BODY });
@@ -141,28 +142,11 @@ async function writeResponse(result: HTTPGraphQLResponse, response: ServerRespon
   response.end();
 }
 
-function readJson(request: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_INTERNAL_BODY) {
-        reject(new Error('subgraph request body too large'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    request.on('error', reject);
-  });
+/** The JSON body of a request from the router (bounded: a misbehaving peer cannot exhaust memory). */
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const body = await readBody(request, MAX_INTERNAL_BODY);
+  if (body === null) throw new Error('subgraph request body too large');
+  return JSON.parse(body.toString('utf8') || 'null');
 }
 
 /**
@@ -176,7 +160,7 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
   if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return formatted;
   log.error({ err: original, path: formatted.path }, 'unexpected error in resolver');
   return {
-    message: 'A server error occurred.',
+    message: SERVER_ERROR_BODY.detail,
     path: formatted.path,
     locations: formatted.locations,
     extensions: { code: 'error', type: 'server_error', status: 500, attr: null },
