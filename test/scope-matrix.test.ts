@@ -89,7 +89,7 @@ describe('scope matrix: fields of other subgraphs', () => {
     const brief = await gql(stack.graphqlUrl, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { id name } } } }', { p: tenant.environment_id }, keys.read);
     expect(brief.errors).toBeUndefined();
     expect(brief.data.customer_profile_configs.results[0].project).toEqual({ id: tenant.project_id, name: 'Default project' });
-    for (const field of ['created_at', 'organization { id }']) {
+    for (const field of ['created_at', 'organization', 'api_token']) {
       const more = await gql(stack.graphqlUrl, `query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { ${field} } } } }`, { p: tenant.environment_id }, keys.read);
       expect(more.errors?.[0]?.message).toBe("API key missing required scope 'project:read'");
     }

@@ -1,5 +1,6 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { batchedReference } from '../shared/subgraph/references.js';
+import { ActivityLog } from './activity/activity-log.entity.js';
 import { Environment } from './environments/environment.entity.js';
 import { EnvironmentResolver } from './environments/environment.resolver.js';
 import { EnvironmentService } from './environments/environment.service.js';
@@ -15,7 +16,7 @@ import { ProjectService } from './projects/project.service.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
-  entities: [Organization, Membership, Project, Environment],
+  entities: [Organization, Membership, Project, Environment, ActivityLog],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, MembershipResolver],
   references: {

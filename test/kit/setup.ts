@@ -1,1 +1,10 @@
 import 'reflect-metadata';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TEST_SECRET_KEY } from './stack.js';
+
+// Code that reads the process configuration outside a started stack (seed builders) seals
+// secrets with the run's key, and nothing writes a secret-key file into the working tree.
+process.env.SECRET_KEY ??= TEST_SECRET_KEY;
+process.env.DATA_DIR ??= mkdtempSync(join(tmpdir(), 'analytics-test-data-'));

@@ -54,7 +54,7 @@ export async function bootstrap(
   if (existing) {
     environment = await em.projects.findOneOrFail(Environment, { id: existing.id });
   } else {
-    environment = (await new ProjectService(em.projects).create(organization.id, projectName)).environment;
+    environment = (await new ProjectService(em.projects).createWithEnvironment(organization.id, projectName)).environment;
   }
 
   const personalApiKey = await accountsFacade.createPersonalApiKey(em.accounts, user, 'bootstrap', ['*']);

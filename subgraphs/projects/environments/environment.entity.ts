@@ -1,28 +1,30 @@
+import { randomUUID } from 'node:crypto';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
-import { Authorized, Directive, Field, Int, ObjectType } from 'type-graphql';
 import { Project } from '../projects/project.entity.js';
+import type { Settings } from '../settings/settings.js';
 
 /**
  * An environment (PostHog's team): where events, settings and most records live. The first
- * environment of a project has the project's id.
+ * environment of a project has the project's id, and its settings are the project's.
  */
-@ObjectType('Environment')
-@Directive('@key(fields: "id")')
 @Entity({ tableName: 'environments' })
 export class Environment {
-  @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
 
-  @Field(() => Project)
+  @Property({ type: 'uuid', unique: true })
+  uuid: string = randomUUID();
+
   @ManyToOne(() => Project, { deleteRule: 'cascade' })
   @Index()
   project!: Project;
 
-  @Authorized('project:read')
-  @Field()
   @Property({ type: 'text' })
   name!: string;
+
+  /** Only the settings written so far; the rest take their defaults from the settings table. */
+  @Property({ type: 'jsonb' })
+  settings: Settings = {};
 
   /** `sha256$<hex>` of the project API token (`phc_`), to find the environment at ingestion. */
   @Property({ type: 'text', unique: true, hidden: true })
@@ -32,8 +34,16 @@ export class Environment {
   @Property({ type: 'text', hidden: true })
   api_token_sealed!: string;
 
-  @Authorized('project:read')
-  @Field()
+  /** The secret token (`phs_`) and the one it replaced, sealed; both authenticate until the backup goes. */
+  @Property({ type: 'text', nullable: true, hidden: true })
+  secret_api_token_sealed: string | null = null;
+
+  @Property({ type: 'text', nullable: true, hidden: true })
+  secret_api_token_backup_sealed: string | null = null;
+
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();
+
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  updated_at: Date = new Date();
 }

@@ -1,32 +1,30 @@
-import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ProjectRecord } from '../projects/project.record.js';
+import { ProjectService } from '../projects/project.service.js';
 import type { SubgraphContext } from '../../shared/context.js';
-import { Project } from '../projects/project.entity.js';
-import { Environment } from './environment.entity.js';
+import { EnvironmentArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
+import { EnvironmentRecord } from './environment.record.js';
 import { EnvironmentService } from './environment.service.js';
 
-@ArgsType()
-class EnvironmentArgs {
-  @Field(() => Int)
-  id!: number;
-}
-
-@Resolver(() => Environment)
+@Resolver(() => EnvironmentRecord)
 export class EnvironmentResolver {
   @Authorized('project:read')
-  @Query(() => Environment)
-  environment(@Args() { id }: EnvironmentArgs, @Ctx() { actor, em }: SubgraphContext): Promise<Environment> {
+  @Query(() => EnvironmentRecord)
+  environment(@Args() { id }: EnvironmentArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new EnvironmentService(em).get(actor, id);
   }
 
   @Authorized('project:read')
-  @FieldResolver(() => Project)
-  project(@Root() environment: Environment, @Ctx() { em }: SubgraphContext): Promise<Project> {
-    return new EnvironmentService(em).projectOf(environment);
+  @Mutation(() => EnvironmentRecord, {
+    description: 'Changes settings (project:read); the name and admin settings need project:write and admin.',
+  })
+  update_environment(@Args() args: UpdateEnvironmentArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).update(actor, args);
   }
 
   @Authorized('project:read')
-  @FieldResolver(() => String, { description: 'The project API token (`phc_`), used by SDKs and /batch/.' })
-  api_token(@Root() environment: Environment, @Ctx() { em }: SubgraphContext): string {
-    return new EnvironmentService(em).apiToken(environment);
+  @FieldResolver(() => ProjectRecord)
+  project(@Root() environment: EnvironmentRecord, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).get(actor, environment.project_id);
   }
 }

@@ -3,31 +3,51 @@ import { reachesEnvironment, requireEnvironment } from '../../shared/auth/access
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
-import { Project } from '../projects/project.entity.js';
+import { environmentRecord } from '../records.js';
+import { SETTING_NAMES } from '../settings/setting.spec.js';
+import { SettingsService } from '../settings/settings.service.js';
 import { Environment } from './environment.entity.js';
+import type { UpdateEnvironmentArgs } from './environment.inputs.js';
+import type { EnvironmentRecord } from './environment.record.js';
 
 export class EnvironmentService {
   constructor(private readonly em: EntityManager) {}
 
-  async get(actor: Actor, id: number): Promise<Environment> {
-    requireEnvironment(actor, id);
-    const environment = await this.em.findOne(Environment, { id });
-    if (!environment) throw new NotFoundError();
-    return environment;
+  async get(actor: Actor, id: number): Promise<EnvironmentRecord> {
+    const { environment, organizationId } = await this.load(actor, id);
+    return environmentRecord(environment, organizationId, actor);
   }
 
-  /** For entity references: the environments among `ids` that the actor may see, in one query. */
-  async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, Environment>> {
+  /** For entity references: the environments among `ids` that the actor may see, as records. */
+  async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, EnvironmentRecord>> {
     const allowed = ids.filter((id) => reachesEnvironment(actor, id));
     const environments = allowed.length > 0 ? await this.em.find(Environment, { id: { $in: allowed } }) : [];
-    return new Map(environments.map((environment) => [environment.id, environment]));
+    return new Map(
+      environments.map((environment) => [
+        environment.id,
+        environmentRecord(environment, actor.environments[String(environment.id)]!.organization_id, actor),
+      ]),
+    );
   }
 
+  /** Changes the name and settings given; configuration needs a member, the rest an admin. */
+  async update(actor: Actor, args: UpdateEnvironmentArgs): Promise<EnvironmentRecord> {
+    const { environment, organizationId } = await this.load(actor, args.id);
+    await this.em.populate(environment, ['project']);
+    new SettingsService(this.em).change(actor, { scope: 'Team', project: environment.project, environment, organizationId }, args, SETTING_NAMES);
+    await this.em.flush();
+    return environmentRecord(environment, organizationId, actor);
+  }
+
+  /** The project API token in clear (bootstrap prints it). */
   apiToken(environment: Environment): string {
     return secretBox().open(environment.api_token_sealed);
   }
 
-  projectOf(environment: Environment): Promise<Project> {
-    return this.em.findOneOrFail(Project, { id: environment.project.id });
+  private async load(actor: Actor, id: number): Promise<{ environment: Environment; organizationId: string }> {
+    const { organization_id: organizationId } = requireEnvironment(actor, id);
+    const environment = await this.em.findOne(Environment, { id });
+    if (!environment) throw new NotFoundError();
+    return { environment, organizationId };
   }
 }

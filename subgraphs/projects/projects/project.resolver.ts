@@ -1,26 +1,38 @@
-import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Args, Authorized, Ctx, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { SubgraphContext } from '../../shared/context.js';
-import { Organization } from '../organizations/organization.entity.js';
-import { Project } from './project.entity.js';
+import { Paginated } from '../../shared/pagination.js';
+import { CreateProjectArgs, ListProjectsArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
+import { ProjectRecord } from './project.record.js';
 import { ProjectService } from './project.service.js';
 
-@ArgsType()
-class ProjectArgs {
-  @Field(() => Int)
-  id!: number;
-}
+@ObjectType('ProjectList')
+export class ProjectList extends Paginated(ProjectRecord) {}
 
-@Resolver(() => Project)
+@Resolver(() => ProjectRecord)
 export class ProjectResolver {
   @Authorized('project:read')
-  @Query(() => Project)
-  project(@Args() { id }: ProjectArgs, @Ctx() { actor, em }: SubgraphContext): Promise<Project> {
-    return new ProjectService(em).get(actor, id);
+  @Query(() => ProjectList, { description: "An organization's projects, newest first." })
+  projects(@Args() args: ListProjectsArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).list(actor, args);
   }
 
   @Authorized('project:read')
-  @FieldResolver(() => Organization)
-  organization(@Root() project: Project, @Ctx() { em }: SubgraphContext): Promise<Organization> {
-    return new ProjectService(em).organizationOf(project);
+  @Query(() => ProjectRecord)
+  project(@Args() { id, organization_id }: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).get(actor, id, organization_id);
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => ProjectRecord, { description: 'Creates a project and its first environment (an organization admin only).' })
+  create_project(@Args() args: CreateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).create(actor, args);
+  }
+
+  @Authorized('project:read')
+  @Mutation(() => ProjectRecord, {
+    description: 'Changes settings (project:read, as the API document says); the name and admin settings need project:write and admin.',
+  })
+  update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).update(actor, args);
   }
 }

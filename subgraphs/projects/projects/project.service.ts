@@ -1,46 +1,93 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../../shared/auth/actor.js';
+import { belongsTo, requireOrganization } from '../../shared/auth/access.js';
+import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
 import { NotFoundError } from '../../shared/errors.js';
+import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
+import { isUuid } from '../../shared/validation.js';
+import { ActivityLogService } from '../activity/activity-log.service.js';
 import { Environment } from '../environments/environment.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
+import { projectRecord } from '../records.js';
+import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
+import { validateSettings } from '../settings/settings.js';
+import { SettingsService, validName } from '../settings/settings.service.js';
+import type { CreateProjectArgs, ListProjectsArgs, UpdateProjectArgs } from './project.inputs.js';
+import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
 export class ProjectService {
   constructor(private readonly em: EntityManager) {}
 
-  /** Projects the actor reaches through its memberships; another tenant's is "not found". */
-  async get(actor: Actor, id: number): Promise<Project> {
-    const reachable = Object.values(actor.environments).some((environment) => environment.project_id === id);
-    const project = reachable ? await this.em.findOne(Project, { id }) : null;
-    if (!project) throw new NotFoundError();
-    return project;
+  /** The organization's projects, newest first; `search` matches the name case-insensitively. */
+  async list(actor: Actor, args: ListProjectsArgs): Promise<Page<ProjectRecord>> {
+    if (!isUuid(args.organization_id)) throw new NotFoundError();
+    requireOrganization(actor, args.organization_id);
+    const window = pageWindow(args);
+    const where = {
+      organization: args.organization_id,
+      ...(args.search ? { name: { $ilike: `%${escapeLike(args.search)}%` } } : {}),
+    };
+    const [projects, count] = await this.em.findAndCount(Project, where, { orderBy: { id: 'desc' }, ...window });
+    return toPage(await this.records(actor, projects), count, window);
   }
 
-  /** For entity references: the projects among `ids` that the actor may see, in one query. */
-  async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, Project>> {
+  async get(actor: Actor, id: number, organizationId?: string): Promise<ProjectRecord> {
+    const project = await this.reachable(actor, id, organizationId);
+    return (await this.records(actor, [project]))[0]!;
+  }
+
+  /** For entity references: the projects among `ids` that the actor may see, as records. */
+  async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, ProjectRecord>> {
     const reachable = new Set(Object.values(actor.environments).map((environment) => environment.project_id));
     const allowed = ids.filter((id) => reachable.has(id));
     const projects = allowed.length > 0 ? await this.em.find(Project, { id: { $in: allowed } }) : [];
-    return new Map(projects.map((project) => [project.id, project]));
+    const records = await this.records(actor, projects);
+    return new Map(records.map((record) => [record.id, record]));
+  }
+
+  /** A new project with its first environment (same id); an admin of the organization only. */
+  async create(actor: Actor, args: CreateProjectArgs): Promise<ProjectRecord> {
+    if (!isUuid(args.organization_id) || !belongsTo(actor, args.organization_id)) throw new NotFoundError();
+    requireOrganization(actor, args.organization_id, MembershipLevel.admin);
+    const name = validName(args.name);
+    const settings = validateSettings(args, PROJECT_SETTING_NAMES);
+    const { project, environment } = await this.em.transactional(async (em) => {
+      const created = await new ProjectService(em).createWithEnvironment(args.organization_id, name);
+      created.environment.settings = settings;
+      new ActivityLogService(em).record(actor, {
+        organization_id: args.organization_id,
+        project_id: created.project.id,
+        environment_id: created.environment.id,
+        scope: 'Project',
+        activity: 'created',
+        item_name: name,
+        changes: [{ type: 'Project', action: 'created', field: null, before: null, after: null }],
+      });
+      return created;
+    });
+    return projectRecord(project, environment, actor);
+  }
+
+  /** Changes the name and settings given; configuration needs a member, the rest an admin. */
+  async update(actor: Actor, args: UpdateProjectArgs): Promise<ProjectRecord> {
+    const project = await this.reachable(actor, args.id, args.organization_id);
+    const environment = await this.em.findOneOrFail(Environment, { id: project.id });
+    new SettingsService(this.em).change(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, args, PROJECT_SETTING_NAMES);
+    await this.em.flush();
+    return projectRecord(project, environment, actor);
   }
 
   /**
    * A project and its first environment, which share one id taken from the environment sequence,
    * with a fresh project API token. Returns the token in clear this once.
    */
-  async create(organizationId: string, name: string): Promise<{ project: Project; environment: Environment; apiToken: string }> {
-    const [{ id }] = await this.em
-      .getConnection()
-      .execute<{ id: string }[]>(`select nextval('projects.environments_id_seq') as id`);
+  async createWithEnvironment(organizationId: string, name: string): Promise<{ project: Project; environment: Environment; apiToken: string }> {
+    const [{ id }] = await this.em.getConnection().execute<{ id: string }[]>(`select nextval('projects.environments_id_seq') as id`);
     const projectId = Number(id);
     const apiToken = generateToken('phc_', 32);
-    const project = Object.assign(new Project(), {
-      id: projectId,
-      organization: this.em.getReference(Organization, organizationId),
-      name,
-    });
+    const project = Object.assign(new Project(), { id: projectId, organization: this.em.getReference(Organization, organizationId), name });
     const environment = Object.assign(new Environment(), {
       id: projectId,
       project,
@@ -53,7 +100,22 @@ export class ProjectService {
     return { project, environment, apiToken };
   }
 
-  async organizationOf(project: Project): Promise<Organization> {
-    return this.em.findOneOrFail(Organization, { id: project.organization.id });
+  /** A project the actor reaches (in the organization given, if any); anything else is "not found". */
+  private async reachable(actor: Actor, id: number, organizationId?: string): Promise<Project> {
+    const reachable = Object.values(actor.environments).some((environment) => environment.project_id === id);
+    const project = reachable ? await this.em.findOne(Project, { id }) : null;
+    if (!project || (organizationId !== undefined && project.organization.id !== organizationId)) throw new NotFoundError();
+    return project;
   }
+
+  private async records(actor: Actor, projects: Project[]): Promise<ProjectRecord[]> {
+    if (projects.length === 0) return [];
+    const primaries = await this.em.find(Environment, { id: { $in: projects.map((project) => project.id) } });
+    const byId = new Map(primaries.map((environment) => [environment.id, environment]));
+    return projects.map((project) => projectRecord(project, byId.get(project.id)!, actor));
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }

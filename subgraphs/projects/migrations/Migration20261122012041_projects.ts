@@ -1,19 +1,25 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122002035_projects extends Migration {
+export class Migration20261122012041_projects extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create schema if not exists "projects";`);
+    this.addSql(`create table "projects"."activity_log" ("id" uuid not null, "organization_id" uuid not null, "project_id" int not null, "environment_id" int null, "scope" text not null, "activity" text not null, "user_id" int null, "item_name" text not null, "changes" jsonb not null, "created_at" timestamptz(6) not null, constraint "activity_log_pkey" primary key ("id"));`);
+    this.addSql(`create index "activity_log_project_id_created_at_index" on "projects"."activity_log" ("project_id", "created_at");`);
+    this.addSql(`create index "activity_log_environment_id_created_at_index" on "projects"."activity_log" ("environment_id", "created_at");`);
+
     this.addSql(`create table "projects"."organizations" ("id" uuid not null, "name" text not null, "created_at" timestamptz not null, constraint "organizations_pkey" primary key ("id"));`);
 
     this.addSql(`create table "projects"."memberships" ("id" serial primary key, "organization_id" uuid not null, "user_id" int not null, "level" smallint not null, "created_at" timestamptz not null);`);
     this.addSql(`create index "memberships_user_id_index" on "projects"."memberships" ("user_id");`);
     this.addSql(`alter table "projects"."memberships" add constraint "memberships_organization_id_user_id_unique" unique ("organization_id", "user_id");`);
 
-    this.addSql(`create table "projects"."projects" ("id" int not null, "organization_id" uuid not null, "name" text not null, "created_at" timestamptz not null, constraint "projects_pkey" primary key ("id"));`);
+    this.addSql(`create table "projects"."projects" ("id" int not null, "uuid" uuid not null, "organization_id" uuid not null, "name" text not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "projects_pkey" primary key ("id"));`);
+    this.addSql(`alter table "projects"."projects" add constraint "projects_uuid_unique" unique ("uuid");`);
     this.addSql(`create index "projects_organization_id_index" on "projects"."projects" ("organization_id");`);
 
-    this.addSql(`create table "projects"."environments" ("id" serial primary key, "project_id" int not null, "name" text not null, "api_token_hash" text not null, "api_token_sealed" text not null, "created_at" timestamptz not null);`);
+    this.addSql(`create table "projects"."environments" ("id" serial primary key, "uuid" uuid not null, "project_id" int not null, "name" text not null, "settings" jsonb not null, "api_token_hash" text not null, "api_token_sealed" text not null, "secret_api_token_sealed" text null, "secret_api_token_backup_sealed" text null, "created_at" timestamptz not null, "updated_at" timestamptz not null);`);
+    this.addSql(`alter table "projects"."environments" add constraint "environments_uuid_unique" unique ("uuid");`);
     this.addSql(`create index "environments_project_id_index" on "projects"."environments" ("project_id");`);
     this.addSql(`alter table "projects"."environments" add constraint "environments_api_token_hash_unique" unique ("api_token_hash");`);
 
@@ -30,6 +36,8 @@ export class Migration20261122002035_projects extends Migration {
     this.addSql(`alter table "projects"."projects" drop constraint "projects_organization_id_foreign";`);
 
     this.addSql(`alter table "projects"."environments" drop constraint "environments_project_id_foreign";`);
+
+    this.addSql(`drop table if exists "projects"."activity_log" cascade;`);
 
     this.addSql(`drop table if exists "projects"."organizations" cascade;`);
 

@@ -1,0 +1,17 @@
+import type { RestRoute } from '../route-table.js';
+
+const projects = '/organizations/:organization_id/projects';
+
+/** API document section 4.7 (the record and settings operations; the actions follow). */
+export const projectRoutes: RestRoute[] = [
+  { method: 'GET', path: projects, field: 'Query.projects' },
+  { method: 'POST', path: projects, field: 'Mutation.create_project', status: 201 },
+  { method: 'GET', path: `${projects}/:id`, field: 'Query.project', integerParams: ['id'] },
+  { method: 'PATCH', path: `${projects}/:id`, field: 'Mutation.update_project', integerParams: ['id'] },
+];
+
+/** Section 4.8: reading and changing an environment's settings (users need them beside the actions). */
+export const environmentRoutes: RestRoute[] = [
+  { method: 'GET', path: '/environments/:id', field: 'Query.environment', integerParams: ['id'] },
+  { method: 'PATCH', path: '/environments/:id', field: 'Mutation.update_environment', integerParams: ['id'] },
+];

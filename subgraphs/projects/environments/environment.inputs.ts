@@ -1,0 +1,22 @@
+import { ArgsType, Field, Int } from 'type-graphql';
+import { SETTING_NAMES } from '../settings/setting.spec.js';
+import { declareSettingFields } from '../settings/settings.fields.js';
+
+@ArgsType()
+export class EnvironmentArgs {
+  @Field(() => Int)
+  id!: number;
+}
+
+/** The fields to change; the others stay. */
+@ArgsType()
+export class UpdateEnvironmentArgs {
+  @Field(() => Int)
+  id!: number;
+
+  @Field(() => String, { nullable: true, description: '1 to 200 characters; needs project:write and admin.' })
+  name?: string;
+
+  [setting: string]: unknown;
+}
+declareSettingFields(UpdateEnvironmentArgs, SETTING_NAMES, 'arguments');

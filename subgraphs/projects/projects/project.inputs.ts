@@ -1,0 +1,51 @@
+import { ArgsType, Field, ID, Int } from 'type-graphql';
+import { PageArgs } from '../../shared/pagination.js';
+import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
+import { declareSettingFields } from '../settings/settings.fields.js';
+
+@ArgsType()
+export class ListProjectsArgs extends PageArgs {
+  @Field(() => ID)
+  organization_id!: string;
+
+  @Field(() => String, { nullable: true, description: 'Case-insensitive part of the project name.' })
+  search?: string;
+}
+
+@ArgsType()
+export class ProjectArgs {
+  @Field(() => ID, { nullable: true, description: 'The organization; when given, the project must belong to it.' })
+  organization_id?: string;
+
+  @Field(() => Int)
+  id!: number;
+}
+
+/** Name and settings of a new project; settings not given take their defaults. */
+@ArgsType()
+export class CreateProjectArgs {
+  @Field(() => ID)
+  organization_id!: string;
+
+  @Field({ description: '1 to 200 characters.' })
+  name!: string;
+
+  [setting: string]: unknown;
+}
+declareSettingFields(CreateProjectArgs, PROJECT_SETTING_NAMES, 'arguments');
+
+/** The fields to change; the others stay. */
+@ArgsType()
+export class UpdateProjectArgs {
+  @Field(() => ID)
+  organization_id!: string;
+
+  @Field(() => Int)
+  id!: number;
+
+  @Field(() => String, { nullable: true, description: '1 to 200 characters; needs project:write and admin.' })
+  name?: string;
+
+  [setting: string]: unknown;
+}
+declareSettingFields(UpdateProjectArgs, PROJECT_SETTING_NAMES, 'arguments');
