@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { subgraphNamed } from '../../subgraphs/index.js';
 import { ormOptions } from '../../subgraphs/shared/db/orm.js';
 import { projectsFacade, type BootstrapResult } from '../../subgraphs/projects/facade.js';
+import { MembershipService } from '../../subgraphs/projects/memberships/membership.service.js';
 import { api } from './http.js';
 
 export interface Tenant extends BootstrapResult {
@@ -35,4 +36,21 @@ export async function createKey(baseUrl: string, adminKey: string, scopes: strin
   const response = await api(baseUrl, 'POST', '/api/personal_api_keys/', { key: adminKey, body: { label: 'test key', scopes } });
   if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${response.text}`);
   return response.body.value as string;
+}
+
+/** Makes the user behind `memberKey` a member of an organization at `level` (1, 8 or 15). */
+export async function addMember(databaseUrl: string, baseUrl: string, memberKey: string, organizationId: string, level: number): Promise<void> {
+  const me = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${memberKey}` },
+    body: JSON.stringify({ query: '{ me { id } }' }),
+  }).then((response) => response.json() as Promise<{ data: { me: { id: number } } }>);
+  const projects = await MikroORM.init(ormOptions(subgraphNamed('projects'), databaseUrl, 1));
+  try {
+    await new MembershipService(projects.em.fork()).add(organizationId, me.data.me.id, level);
+  } finally {
+    await projects.close();
+  }
+  // The router trusts a resolved key for up to a second: let it see the new membership.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
 }

@@ -1,0 +1,158 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api, gql } from './kit/http.js';
+import { addMember, createKey, seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+let stack: Stack;
+let owner: Tenant;
+let outsider: Tenant;
+const projects = (tenant: Tenant) => `/api/organizations/${tenant.organization_id}/projects/`;
+
+async function logged(environmentId: number): Promise<{ scope: string; activity: string; changes: { field: string; before: unknown; after: unknown }[] }[]> {
+  const client = new pg.Client({ connectionString: inject('databaseUrl') });
+  await client.connect();
+  const { rows } = await client.query('select scope, activity, changes from projects.activity_log where environment_id = $1 order by created_at', [environmentId]);
+  await client.end();
+  return rows;
+}
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  [owner, outsider] = await Promise.all([seedTenant(inject('databaseUrl'), 'projects'), seedTenant(inject('databaseUrl'), 'outsider')]);
+});
+afterAll(() => stack?.stop());
+
+describe('projects over REST', () => {
+  it('creates a project with its first environment, defaults and a fresh token (201)', async () => {
+    const created = await api(stack.url, 'POST', projects(owner), { key: owner.personal_api_key, body: { name: 'Mobile app', timezone: 'Europe/Paris' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'Mobile app',
+      organization: owner.organization_id,
+      timezone: 'Europe/Paris',
+      data_attributes: ['data-attr'],
+      capture_console_log_opt_in: true,
+      anonymize_ips: false,
+      session_recording_sample_rate: null,
+      effective_membership_level: 15,
+      secret_api_token: null,
+    });
+    expect(created.body.api_token).toMatch(/^phc_[0-9A-Za-z]+$/);
+    expect(created.body).not.toHaveProperty('base_currency');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const environment = await api(stack.url, 'GET', `/api/environments/${created.body.id}/`, { key: owner.personal_api_key });
+    expect(environment.status).toBe(200);
+    expect(environment.body).toMatchObject({ id: created.body.id, project_id: created.body.id, base_currency: 'USD', session_recording_retention_period: '30d', api_token: created.body.api_token });
+    expect((await logged(created.body.id)).map((entry) => `${entry.scope}:${entry.activity}`)).toEqual(['Project:created']);
+  });
+
+  it('lists the organization\'s projects, paginated, with a case-insensitive search', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'listing');
+    for (const name of ['Alpha web', 'Beta WEB', 'Gamma']) {
+      await api(stack.url, 'POST', projects(own), { key: own.personal_api_key, body: { name } });
+    }
+    const all = await api(stack.url, 'GET', `${projects(own)}?limit=2`, { key: own.personal_api_key });
+    expect(all.body.count).toBe(4);
+    expect(all.body.results.map((project: { name: string }) => project.name)).toEqual(['Gamma', 'Beta WEB']);
+    expect(all.body.next).toBe(`${stack.url}${projects(own)}?limit=2&offset=2`);
+    const search = await api(stack.url, 'GET', `${projects(own)}?search=web`, { key: own.personal_api_key });
+    expect(search.body.results.map((project: { name: string }) => project.name)).toEqual(['Beta WEB', 'Alpha web']);
+    expect((await api(stack.url, 'GET', `${projects(own)}?search=%25`, { key: own.personal_api_key })).body.count).toBe(0);
+  });
+
+  it('changes settings with project:read, validating each and logging before and after', async () => {
+    const reader = await createKey(stack.url, owner.personal_api_key, ['project:read']);
+    const path = `${projects(owner)}${owner.project_id}/`;
+    const patched = await api(stack.url, 'PATCH', path, { key: reader, body: { session_recording_sample_rate: '0.5', week_start_day: 1, app_urls: ['https://example.com'] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ session_recording_sample_rate: '0.50', week_start_day: 1, app_urls: ['https://example.com'] });
+    expect((await api(stack.url, 'GET', path, { key: reader })).body.session_recording_sample_rate).toBe('0.50');
+    const entries = await logged(owner.environment_id);
+    expect(entries.at(-1)).toEqual({
+      scope: 'Project',
+      activity: 'updated',
+      changes: [
+        { type: 'Project', action: 'changed', field: 'app_urls', before: [], after: ['https://example.com'] },
+        { type: 'Project', action: 'changed', field: 'session_recording_sample_rate', before: null, after: '0.50' },
+        { type: 'Project', action: 'changed', field: 'week_start_day', before: null, after: 1 },
+      ],
+    });
+  });
+
+  it.each([
+    [{ timezone: 'Mars/Olympus' }, 'timezone', 'invalid'],
+    [{ session_recording_sample_rate: '1.5' }, 'session_recording_sample_rate', 'invalid'],
+    [{ session_recording_minimum_duration_milliseconds: 40000 }, 'session_recording_minimum_duration_milliseconds', 'max_length'],
+    [{ week_start_day: 3 }, 'week_start_day', 'invalid_choice'],
+    [{ business_model: 'b2x' }, 'business_model', 'invalid_choice'],
+    [{ correlation_config: { big: 'x'.repeat(70_000) } }, 'correlation_config', 'invalid'],
+    [{ anonymize_ips: null }, 'anonymize_ips', 'null'],
+    [{ name: '' }, 'name', 'blank'],
+  ])('answers 400 for %j with attr %s and changes nothing', async (body, attr, code) => {
+    const path = `${projects(owner)}${owner.project_id}/`;
+    const before = (await api(stack.url, 'GET', path, { key: owner.personal_api_key })).body;
+    const response = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { app_urls: ['https://changed.example'], ...body } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ type: 'validation_error', attr, code });
+    expect((await api(stack.url, 'GET', path, { key: owner.personal_api_key })).body).toEqual(before);
+  });
+
+  it('needs project:write and an admin to rename', async () => {
+    const path = `${projects(owner)}${owner.project_id}/`;
+    const reader = await createKey(stack.url, owner.personal_api_key, ['project:read']);
+    const denied = await api(stack.url, 'PATCH', path, { key: reader, body: { name: 'Renamed' } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.detail).toBe("API key missing required scope 'project:write'");
+
+    const member = await seedTenant(inject('databaseUrl'), 'member');
+    await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, owner.organization_id, 1);
+    const asMember = await api(stack.url, 'PATCH', path, { key: member.personal_api_key, body: { name: 'Renamed' } });
+    expect(asMember.status).toBe(403);
+    expect((await api(stack.url, 'PATCH', path, { key: member.personal_api_key, body: { timezone: 'Asia/Tokyo' } })).status).toBe(200);
+    expect((await api(stack.url, 'POST', projects(owner), { key: member.personal_api_key, body: { name: 'By a member' } })).status).toBe(403);
+
+    const renamed = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { name: 'Renamed' } });
+    expect(renamed.body.name).toBe('Renamed');
+  });
+});
+
+describe('environments over REST', () => {
+  it('reads and changes environment-only settings', async () => {
+    const path = `/api/environments/${owner.environment_id}/`;
+    const patched = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { base_currency: 'eur', cookieless_server_hash_mode: 2, experiment_recalculation_time: '04:30:00' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ base_currency: 'EUR', cookieless_server_hash_mode: 2, experiment_recalculation_time: '04:30:00' });
+    const bad = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { session_recording_retention_period: '2y' } });
+    expect(bad.body).toMatchObject({ attr: 'session_recording_retention_period', code: 'invalid_choice', detail: '"2y" is not a valid choice.' });
+    expect((await logged(owner.environment_id)).at(-1)!.scope).toBe('Team');
+  });
+});
+
+describe('projects and environments over GraphQL', () => {
+  it('lists, reads and changes the same records', async () => {
+    const list = await gql(stack.graphqlUrl, 'query ($o: ID!) { projects(organization_id: $o) { count results { id name timezone } } }', { o: owner.organization_id }, owner.personal_api_key);
+    expect(list.data.projects.results.map((project: { id: number }) => project.id)).toContain(owner.project_id);
+    const changed = await gql(stack.graphqlUrl, 'mutation ($id: Int!) { update_environment(id: $id, heatmaps_opt_in: true) { heatmaps_opt_in project { id name } } }', { id: owner.environment_id }, owner.personal_api_key);
+    expect(changed.data.update_environment).toMatchObject({ heatmaps_opt_in: true, project: { id: owner.project_id } });
+    const invalid = await gql(stack.graphqlUrl, 'mutation ($id: Int!) { update_environment(id: $id, timezone: "Nowhere/Land") { id } }', { id: owner.environment_id }, owner.personal_api_key);
+    expect(invalid.errors?.[0]?.extensions).toMatchObject({ code: 'invalid', attr: 'timezone', status: 400 });
+  });
+});
+
+describe('tenant isolation: projects and environments', () => {
+  it("another organization's key sees and changes nothing", async () => {
+    const key = outsider.personal_api_key;
+    const before = (await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key: owner.personal_api_key })).body;
+    expect((await api(stack.url, 'GET', projects(owner), { key })).status).toBe(403);
+    expect((await api(stack.url, 'POST', projects(owner), { key, body: { name: 'Intruder' } })).status).toBe(404);
+    expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/`, { key })).status).toBe(404);
+    expect((await api(stack.url, 'PATCH', `${projects(owner)}${owner.project_id}/`, { key, body: { timezone: 'UTC' } })).status).toBe(404);
+    expect((await api(stack.url, 'GET', `${projects(outsider)}${owner.project_id}/`, { key })).status).toBe(404);
+    expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key })).status).toBe(403);
+    expect((await api(stack.url, 'PATCH', `/api/environments/${owner.environment_id}/`, { key, body: { timezone: 'UTC' } })).status).toBe(403);
+    const own = await api(stack.url, 'GET', projects(outsider), { key });
+    expect(own.body.results.map((project: { id: number }) => project.id)).not.toContain(owner.project_id);
+    expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key: owner.personal_api_key })).body).toEqual(before);
+  });
+});
