@@ -156,3 +156,50 @@ describe('tenant isolation: projects and environments', () => {
     expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key: owner.personal_api_key })).body).toEqual(before);
   });
 });
+
+describe('tokens', () => {
+  it('reset_token issues a new phc_ token; the old one no longer finds the environment', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'tokens');
+    const path = `${projects(own)}${own.project_id}/reset_token/`;
+    const reset = await api(stack.url, 'PATCH', path, { key: own.personal_api_key });
+    expect(reset.status).toBe(200);
+    expect(reset.body.api_token).toMatch(/^phc_/);
+    expect(reset.body.api_token).not.toBe(own.project_api_key);
+    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    await client.connect();
+    const { createHash } = await import('node:crypto');
+    const hash = (token: string) => `sha256$${createHash('sha256').update(token).digest('hex')}`;
+    const lookup = (token: string) => client.query('select id from projects.environments where api_token_hash = $1', [hash(token)]);
+    expect((await lookup(own.project_api_key)).rowCount).toBe(0);
+    expect((await lookup(reset.body.api_token)).rows).toEqual([{ id: own.environment_id }]);
+    const { rows } = await client.query("select changes from projects.activity_log where environment_id = $1 and changes->0->>'field' = 'api_token'", [own.environment_id]);
+    await client.end();
+    expect(JSON.stringify(rows)).not.toContain(reset.body.api_token);
+    expect(JSON.stringify(rows)).not.toContain(own.project_api_key);
+  });
+
+  it('rotate_secret_token keeps the previous secret as the backup until it is deleted', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'secrets');
+    const base = `/api/projects/${own.project_id}/environments/${own.environment_id}`;
+    const first = (await api(stack.url, 'PATCH', `${base}/rotate_secret_token/`, { key: own.personal_api_key })).body;
+    expect(first.secret_api_token).toMatch(/^phs_/);
+    expect(first.secret_api_token_backup).toBeNull();
+    const second = (await api(stack.url, 'PATCH', `${base}/rotate_secret_token`, { key: own.personal_api_key })).body;
+    expect(second.secret_api_token_backup).toBe(first.secret_api_token);
+    const cleared = await api(stack.url, 'PATCH', `${base}/delete_secret_token_backup/`, { key: own.personal_api_key });
+    expect(cleared.body).toMatchObject({ secret_api_token: second.secret_api_token, secret_api_token_backup: null });
+    expect((await api(stack.url, 'PATCH', `${base}/delete_secret_token_backup/`, { key: own.personal_api_key })).status).toBe(200);
+    expect((await api(stack.url, 'PATCH', `/api/projects/${own.project_id + 100000}/environments/${own.environment_id}/reset_token/`, { key: own.personal_api_key })).status).toBe(404);
+  });
+
+  it('needs an admin with project:write, and another organization gets nothing', async () => {
+    const path = `${projects(owner)}${owner.project_id}/reset_token/`;
+    const reader = await createKey(stack.url, owner.personal_api_key, ['project:read']);
+    expect((await api(stack.url, 'PATCH', path, { key: reader })).body.detail).toBe("API key missing required scope 'project:write'");
+    const member = await seedTenant(inject('databaseUrl'), 'tokenmember');
+    await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, owner.organization_id, 1);
+    expect((await api(stack.url, 'PATCH', path, { key: member.personal_api_key })).status).toBe(403);
+    expect((await api(stack.url, 'PATCH', path, { key: outsider.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'PATCH', `/api/projects/${owner.project_id}/environments/${owner.environment_id}/rotate_secret_token/`, { key: outsider.personal_api_key })).status).toBe(403);
+  });
+});

@@ -8,6 +8,12 @@ export class EnvironmentArgs {
   id!: number;
 }
 
+@ArgsType()
+export class EnvironmentInProjectArgs extends EnvironmentArgs {
+  @Field(() => Int, { nullable: true, description: 'The project; when given, the environment must belong to it.' })
+  project_id?: number;
+}
+
 /** The fields to change; the others stay. */
 @ArgsType()
 export class UpdateEnvironmentArgs {

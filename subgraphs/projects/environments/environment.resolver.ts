@@ -2,7 +2,7 @@ import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root }
 import { ProjectRecord } from '../projects/project.record.js';
 import { ProjectService } from '../projects/project.service.js';
 import type { SubgraphContext } from '../../shared/context.js';
-import { EnvironmentArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
+import { EnvironmentArgs, EnvironmentInProjectArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import { EnvironmentRecord } from './environment.record.js';
 import { EnvironmentService } from './environment.service.js';
 
@@ -20,6 +20,24 @@ export class EnvironmentResolver {
   })
   update_environment(@Args() args: UpdateEnvironmentArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new EnvironmentService(em).update(actor, args);
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => EnvironmentRecord, { description: 'Issues a new project API token; the old one stops working at once (admins).' })
+  reset_environment_token(@Args() args: EnvironmentInProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).changeToken(actor, args, 'reset_token');
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => EnvironmentRecord, { description: 'Issues a new secret token and keeps the previous one as the backup (admins).' })
+  rotate_environment_secret_token(@Args() args: EnvironmentInProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).changeToken(actor, args, 'rotate_secret_token');
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => EnvironmentRecord, { description: 'Forgets the backup secret token (admins); idempotent.' })
+  delete_environment_secret_token_backup(@Args() args: EnvironmentInProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).changeToken(actor, args, 'delete_secret_token_backup');
   }
 
   @Authorized('project:read')

@@ -6,8 +6,9 @@ import { secretBox } from '../../shared/secrets.js';
 import { environmentRecord } from '../records.js';
 import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { SettingsService } from '../settings/settings.service.js';
+import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import { Environment } from './environment.entity.js';
-import type { UpdateEnvironmentArgs } from './environment.inputs.js';
+import type { EnvironmentInProjectArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import type { EnvironmentRecord } from './environment.record.js';
 
 export class EnvironmentService {
@@ -35,6 +36,15 @@ export class EnvironmentService {
     const { environment, organizationId } = await this.load(actor, args.id);
     await this.em.populate(environment, ['project']);
     new SettingsService(this.em).change(actor, { scope: 'Team', project: environment.project, environment, organizationId }, args, SETTING_NAMES);
+    await this.em.flush();
+    return environmentRecord(environment, organizationId, actor);
+  }
+
+  /** A token action on the environment (admins only). */
+  async changeToken(actor: Actor, args: EnvironmentInProjectArgs, action: TokenAction): Promise<EnvironmentRecord> {
+    const { environment, organizationId } = await this.load(actor, args.id);
+    if (args.project_id != null && environment.project.id !== args.project_id) throw new NotFoundError();
+    new TokenService(this.em).apply(actor, { scope: 'Team', environment, organizationId, itemName: environment.name }, action);
     await this.em.flush();
     return environmentRecord(environment, organizationId, actor);
   }

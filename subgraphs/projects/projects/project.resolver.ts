@@ -35,4 +35,22 @@ export class ProjectResolver {
   update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new ProjectService(em).update(actor, args);
   }
+
+  @Authorized('project:write')
+  @Mutation(() => ProjectRecord, { description: 'Issues a new project API token; the old one stops working at once (admins).' })
+  reset_project_token(@Args() args: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).changeToken(actor, args, 'reset_token');
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => ProjectRecord, { description: 'Issues a new secret token and keeps the previous one as the backup (admins).' })
+  rotate_project_secret_token(@Args() args: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).changeToken(actor, args, 'rotate_secret_token');
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => ProjectRecord, { description: 'Forgets the backup secret token (admins); idempotent.' })
+  delete_project_secret_token_backup(@Args() args: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).changeToken(actor, args, 'delete_secret_token_backup');
+  }
 }

@@ -13,7 +13,8 @@ import { projectRecord } from '../records.js';
 import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
 import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
-import type { CreateProjectArgs, ListProjectsArgs, UpdateProjectArgs } from './project.inputs.js';
+import { TokenService, type TokenAction } from '../tokens/token.service.js';
+import type { CreateProjectArgs, ListProjectsArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
 import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
@@ -75,6 +76,15 @@ export class ProjectService {
     const project = await this.reachable(actor, args.id, args.organization_id);
     const environment = await this.em.findOneOrFail(Environment, { id: project.id });
     new SettingsService(this.em).change(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, args, PROJECT_SETTING_NAMES);
+    await this.em.flush();
+    return projectRecord(project, environment, actor);
+  }
+
+  /** A token action on the project's primary environment (admins only). */
+  async changeToken(actor: Actor, args: ProjectArgs, action: TokenAction): Promise<ProjectRecord> {
+    const project = await this.reachable(actor, args.id, args.organization_id);
+    const environment = await this.em.findOneOrFail(Environment, { id: project.id });
+    new TokenService(this.em).apply(actor, { scope: 'Project', environment, organizationId: project.organization.id, itemName: project.name }, action);
     await this.em.flush();
     return projectRecord(project, environment, actor);
   }
