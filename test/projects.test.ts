@@ -203,3 +203,24 @@ describe('tokens', () => {
     expect((await api(stack.url, 'PATCH', `/api/projects/${owner.project_id}/environments/${owner.environment_id}/rotate_secret_token/`, { key: outsider.personal_api_key })).status).toBe(403);
   });
 });
+
+describe('activity', () => {
+  it('lists who changed what, newest first, with activity_log:read', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'activity');
+    const path = `${projects(own)}${own.project_id}/`;
+    await api(stack.url, 'PATCH', path, { key: own.personal_api_key, body: { timezone: 'Asia/Tokyo' } });
+    await api(stack.url, 'PATCH', `${path}reset_token/`, { key: own.personal_api_key });
+    const activity = await api(stack.url, 'GET', `${path}activity/?limit=1`, { key: own.personal_api_key });
+    expect(activity.status).toBe(200);
+    expect(activity.body.count).toBe(2);
+    const [latest] = activity.body.results;
+    expect(latest).toMatchObject({ activity: 'updated', scope: 'Project', item_id: String(own.project_id), user: { email: own.email } });
+    expect(latest.detail.changes.map((change: { field: string }) => change.field)).toEqual(['api_token']);
+    expect(latest.detail.changes[0].after).toMatch(/^phc_\.\.\.[0-9A-Za-z]{4}$/);
+    expect(activity.body.next).toBe(`${stack.url}${path}activity/?limit=1&offset=1`);
+
+    const reader = await createKey(stack.url, own.personal_api_key, ['project:read']);
+    expect((await api(stack.url, 'GET', `${path}activity/`, { key: reader })).body.detail).toBe("API key missing required scope 'activity_log:read'");
+    expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/activity/`, { key: own.personal_api_key })).status).toBe(404);
+  });
+});

@@ -8,6 +8,7 @@ export const projectRoutes: RestRoute[] = [
   { method: 'POST', path: projects, field: 'Mutation.create_project', status: 201 },
   { method: 'GET', path: `${projects}/:id`, field: 'Query.project', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id`, field: 'Mutation.update_project', integerParams: ['id'] },
+  { method: 'GET', path: `${projects}/:id/activity`, field: 'Query.project_activity', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/reset_token`, field: 'Mutation.reset_project_token', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/rotate_secret_token`, field: 'Mutation.rotate_project_secret_token', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/delete_secret_token_backup`, field: 'Mutation.delete_project_secret_token_backup', integerParams: ['id'] },

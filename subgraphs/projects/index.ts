@@ -1,6 +1,7 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
+import { UserStub } from './activity/activity-log.record.js';
 import { Environment } from './environments/environment.entity.js';
 import { EnvironmentResolver } from './environments/environment.resolver.js';
 import { EnvironmentService } from './environments/environment.service.js';
@@ -19,6 +20,7 @@ export const projects = defineSubgraph({
   entities: [Organization, Membership, Project, Environment, ActivityLog],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, MembershipResolver],
+  orphanedTypes: [UserStub],
   references: {
     Organization: batchedReference(
       (reference) => String(reference.id),

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
+import { toPage, type Page } from '../../shared/pagination.js';
 import { ActivityLog, type ActivityChange } from './activity-log.entity.js';
+import type { ActivityLogRecord } from './activity-log.record.js';
 
 export interface ActivityEntry {
   organization_id: string;
@@ -18,6 +20,12 @@ const SECRET_FIELDS = new Set(['api_token', 'secret_api_token', 'secret_api_toke
 export class ActivityLogService {
   constructor(private readonly em: EntityManager) {}
 
+  /** A project's log (its own entries and its environments'), newest first. */
+  async list(projectId: number, window: { limit: number; offset: number }): Promise<Page<ActivityLogRecord>> {
+    const [entries, count] = await this.em.findAndCount(ActivityLog, { project_id: projectId }, { orderBy: { created_at: 'desc', id: 'asc' }, ...window });
+    return toPage(entries.map(toRecord), count, window);
+  }
+
   /** Adds an entry to the unit of work: it is written by the same flush, in the same transaction. */
   record(actor: Actor, entry: ActivityEntry): ActivityLog {
     const log = Object.assign(new ActivityLog(), {
@@ -32,4 +40,16 @@ export class ActivityLogService {
 
 function mask(value: unknown): unknown {
   return typeof value === 'string' && value.length > 8 ? `${value.slice(0, 4)}...${value.slice(-4)}` : value === null ? null : '****';
+}
+
+function toRecord(entry: ActivityLog): ActivityLogRecord {
+  return {
+    id: entry.id,
+    user: entry.user_id === null ? null : { id: entry.user_id },
+    activity: entry.activity,
+    scope: entry.scope,
+    item_id: String(entry.environment_id ?? entry.project_id),
+    detail: { name: entry.item_name, changes: entry.changes },
+    created_at: entry.created_at,
+  };
 }

@@ -21,6 +21,15 @@ export class ProjectArgs {
   id!: number;
 }
 
+@ArgsType()
+export class ProjectActivityArgs extends PageArgs {
+  @Field(() => ID, { nullable: true, description: 'The organization; when given, the project must belong to it.' })
+  organization_id?: string;
+
+  @Field(() => Int)
+  id!: number;
+}
+
 /** Name and settings of a new project; settings not given take their defaults. */
 @ArgsType()
 export class CreateProjectArgs {

@@ -1,7 +1,8 @@
 import { Args, Authorized, Ctx, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { SubgraphContext } from '../../shared/context.js';
 import { Paginated } from '../../shared/pagination.js';
-import { CreateProjectArgs, ListProjectsArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
+import { ActivityLogList } from '../activity/activity-log.record.js';
+import { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
 import { ProjectRecord } from './project.record.js';
 import { ProjectService } from './project.service.js';
 
@@ -20,6 +21,12 @@ export class ProjectResolver {
   @Query(() => ProjectRecord)
   project(@Args() { id, organization_id }: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new ProjectService(em).get(actor, id, organization_id);
+  }
+
+  @Authorized('activity_log:read')
+  @Query(() => ActivityLogList, { description: "A project's activity log (settings and token changes), newest first." })
+  project_activity(@Args() args: ProjectActivityArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).activity(actor, args);
   }
 
   @Authorized('project:write')

@@ -14,7 +14,8 @@ import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
 import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
-import type { CreateProjectArgs, ListProjectsArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
+import type { ActivityLogRecord } from '../activity/activity-log.record.js';
+import type { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
 import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
@@ -78,6 +79,12 @@ export class ProjectService {
     new SettingsService(this.em).change(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, args, PROJECT_SETTING_NAMES);
     await this.em.flush();
     return projectRecord(project, environment, actor);
+  }
+
+  /** The project's activity log, newest first. */
+  async activity(actor: Actor, args: ProjectActivityArgs): Promise<Page<ActivityLogRecord>> {
+    const project = await this.reachable(actor, args.id, args.organization_id);
+    return new ActivityLogService(this.em).list(project.id, pageWindow(args));
   }
 
   /** A token action on the project's primary environment (admins only). */
