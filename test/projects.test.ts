@@ -224,3 +224,27 @@ describe('activity', () => {
     expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/activity/`, { key: own.personal_api_key })).status).toBe(404);
   });
 });
+
+describe('settings_as_of over REST', () => {
+  it('answers the settings of an instant, and 400 on attr at for a missing or bad instant', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'asof');
+    const base = `/api/projects/${own.project_id}/environments/${own.environment_id}/settings_as_of/`;
+    const before = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await api(stack.url, 'PATCH', `/api/environments/${own.environment_id}/`, { key: own.personal_api_key, body: { timezone: 'Asia/Tokyo' } });
+    const then = await api(stack.url, 'GET', `${base}?at=${encodeURIComponent(before)}&scope=timezone&scope=unknown_key`, { key: own.personal_api_key });
+    expect(then.status).toBe(200);
+    expect(then.body).toEqual({ timezone: 'UTC', unknown_key: null });
+    const now = await api(stack.url, 'GET', `${base}?at=${encodeURIComponent(new Date().toISOString())}`, { key: own.personal_api_key });
+    expect(now.body.timezone).toBe('Asia/Tokyo');
+    expect(Object.keys(now.body)).toContain('base_currency');
+
+    const missing = await api(stack.url, 'GET', base, { key: own.personal_api_key });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ type: 'validation_error', attr: 'at', code: 'required' });
+    const bad = await api(stack.url, 'GET', `${base}?at=yesterday`, { key: own.personal_api_key });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ attr: 'at', code: 'invalid' });
+    expect((await api(stack.url, 'GET', `${base}?at=${encodeURIComponent(before)}`, { key: outsider.personal_api_key })).status).toBe(403);
+  });
+});

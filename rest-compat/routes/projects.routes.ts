@@ -18,6 +18,7 @@ export const projectRoutes: RestRoute[] = [
 export const environmentRoutes: RestRoute[] = [
   { method: 'GET', path: '/environments/:id', field: 'Query.environment', integerParams: ['id'] },
   { method: 'PATCH', path: '/environments/:id', field: 'Mutation.update_environment', integerParams: ['id'] },
+  { method: 'GET', path: '/projects/:project_id/environments/:id/settings_as_of', field: 'Query.environment_settings_as_of', integerParams: ['id'] },
   { method: 'PATCH', path: '/projects/:project_id/environments/:id/reset_token', field: 'Mutation.reset_environment_token', integerParams: ['id'] },
   { method: 'PATCH', path: '/projects/:project_id/environments/:id/rotate_secret_token', field: 'Mutation.rotate_environment_secret_token', integerParams: ['id'] },
   {

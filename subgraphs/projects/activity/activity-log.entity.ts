@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 export interface ActivityChange {
@@ -18,8 +17,12 @@ export interface ActivityChange {
 @Index({ properties: ['environment_id', 'created_at'] })
 @Index({ properties: ['project_id', 'created_at'] })
 export class ActivityLog {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
+  /**
+   * Increasing in the order changes were made: changes to one environment are serialised by a
+   * row lock, so replaying by id undoes them in exactly the reverse order.
+   */
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
 
   @Property({ type: 'uuid' })
   organization_id!: string;

@@ -22,7 +22,7 @@ export class ActivityLogService {
 
   /** A project's log (its own entries and its environments'), newest first. */
   async list(projectId: number, window: { limit: number; offset: number }): Promise<Page<ActivityLogRecord>> {
-    const [entries, count] = await this.em.findAndCount(ActivityLog, { project_id: projectId }, { orderBy: { created_at: 'desc', id: 'asc' }, ...window });
+    const [entries, count] = await this.em.findAndCount(ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...window });
     return toPage(entries.map(toRecord), count, window);
   }
 

@@ -14,6 +14,15 @@ export class EnvironmentInProjectArgs extends EnvironmentArgs {
   project_id?: number;
 }
 
+@ArgsType()
+export class SettingsAsOfArgs extends EnvironmentInProjectArgs {
+  @Field({ description: 'An ISO 8601 instant; without a zone it is UTC.' })
+  at!: string;
+
+  @Field(() => [String], { nullable: true, description: 'Only these setting keys (repeated, or separated by commas); unknown ones come back null.' })
+  scope?: string[];
+}
+
 /** The fields to change; the others stay. */
 @ArgsType()
 export class UpdateEnvironmentArgs {

@@ -2,7 +2,9 @@ import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root }
 import { ProjectRecord } from '../projects/project.record.js';
 import { ProjectService } from '../projects/project.service.js';
 import type { SubgraphContext } from '../../shared/context.js';
-import { EnvironmentArgs, EnvironmentInProjectArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
+import { JSONScalar } from '../../shared/scalars.js';
+import { SettingsHistoryService } from '../settings/settings-history.service.js';
+import { EnvironmentArgs, EnvironmentInProjectArgs, SettingsAsOfArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import { EnvironmentRecord } from './environment.record.js';
 import { EnvironmentService } from './environment.service.js';
 
@@ -20,6 +22,12 @@ export class EnvironmentResolver {
   })
   update_environment(@Args() args: UpdateEnvironmentArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new EnvironmentService(em).update(actor, args);
+  }
+
+  @Authorized('project:read')
+  @Query(() => JSONScalar, { description: "The environment's settings as they were at an instant, rebuilt exactly from the activity log." })
+  environment_settings_as_of(@Args() args: SettingsAsOfArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new SettingsHistoryService(em).asOf(actor, args);
   }
 
   @Authorized('project:write')

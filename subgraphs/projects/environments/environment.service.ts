@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { reachesEnvironment, requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
@@ -33,20 +33,18 @@ export class EnvironmentService {
 
   /** Changes the name and settings given; configuration needs a member, the rest an admin. */
   async update(actor: Actor, args: UpdateEnvironmentArgs): Promise<EnvironmentRecord> {
-    const { environment, organizationId } = await this.load(actor, args.id);
-    await this.em.populate(environment, ['project']);
-    new SettingsService(this.em).change(actor, { scope: 'Team', project: environment.project, environment, organizationId }, args, SETTING_NAMES);
-    await this.em.flush();
-    return environmentRecord(environment, organizationId, actor);
+    return this.withLocked(actor, args.id, async (em, environment, organizationId) => {
+      await em.populate(environment, ['project']);
+      new SettingsService(em).change(actor, { scope: 'Team', project: environment.project, environment, organizationId }, args, SETTING_NAMES);
+    });
   }
 
   /** A token action on the environment (admins only). */
   async changeToken(actor: Actor, args: EnvironmentInProjectArgs, action: TokenAction): Promise<EnvironmentRecord> {
-    const { environment, organizationId } = await this.load(actor, args.id);
-    if (args.project_id != null && environment.project.id !== args.project_id) throw new NotFoundError();
-    new TokenService(this.em).apply(actor, { scope: 'Team', environment, organizationId, itemName: environment.name }, action);
-    await this.em.flush();
-    return environmentRecord(environment, organizationId, actor);
+    return this.withLocked(actor, args.id, (em, environment, organizationId) => {
+      if (args.project_id != null && environment.project.id !== args.project_id) throw new NotFoundError();
+      new TokenService(em).apply(actor, { scope: 'Team', environment, organizationId, itemName: environment.name }, action);
+    });
   }
 
   /** The project API token in clear (bootstrap prints it). */
@@ -54,9 +52,23 @@ export class EnvironmentService {
     return secretBox().open(environment.api_token_sealed);
   }
 
-  private async load(actor: Actor, id: number): Promise<{ environment: Environment; organizationId: string }> {
+  /** Runs a change in one transaction with the environment's row locked (changes apply one by one). */
+  private withLocked(
+    actor: Actor,
+    id: number,
+    change: (em: EntityManager, environment: Environment, organizationId: string) => void | Promise<void>,
+  ): Promise<EnvironmentRecord> {
+    return this.em.transactional(async (em) => {
+      const { environment, organizationId } = await new EnvironmentService(em).load(actor, id, LockMode.PESSIMISTIC_WRITE);
+      await change(em, environment, organizationId);
+      await em.flush();
+      return environmentRecord(environment, organizationId, actor);
+    });
+  }
+
+  private async load(actor: Actor, id: number, lockMode?: LockMode): Promise<{ environment: Environment; organizationId: string }> {
     const { organization_id: organizationId } = requireEnvironment(actor, id);
-    const environment = await this.em.findOne(Environment, { id });
+    const environment = await this.em.findOne(Environment, { id }, lockMode ? { lockMode } : {});
     if (!environment) throw new NotFoundError();
     return { environment, organizationId };
   }

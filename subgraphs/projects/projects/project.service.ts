@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { belongsTo, requireOrganization } from '../../shared/auth/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
@@ -74,11 +74,9 @@ export class ProjectService {
 
   /** Changes the name and settings given; configuration needs a member, the rest an admin. */
   async update(actor: Actor, args: UpdateProjectArgs): Promise<ProjectRecord> {
-    const project = await this.reachable(actor, args.id, args.organization_id);
-    const environment = await this.em.findOneOrFail(Environment, { id: project.id });
-    new SettingsService(this.em).change(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, args, PROJECT_SETTING_NAMES);
-    await this.em.flush();
-    return projectRecord(project, environment, actor);
+    return this.withPrimaryLocked(actor, args, (em, project, environment) =>
+      new SettingsService(em).change(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, args, PROJECT_SETTING_NAMES),
+    );
   }
 
   /** The project's activity log, newest first. */
@@ -89,11 +87,27 @@ export class ProjectService {
 
   /** A token action on the project's primary environment (admins only). */
   async changeToken(actor: Actor, args: ProjectArgs, action: TokenAction): Promise<ProjectRecord> {
-    const project = await this.reachable(actor, args.id, args.organization_id);
-    const environment = await this.em.findOneOrFail(Environment, { id: project.id });
-    new TokenService(this.em).apply(actor, { scope: 'Project', environment, organizationId: project.organization.id, itemName: project.name }, action);
-    await this.em.flush();
-    return projectRecord(project, environment, actor);
+    return this.withPrimaryLocked(actor, args, (em, project, environment) =>
+      new TokenService(em).apply(actor, { scope: 'Project', environment, organizationId: project.organization.id, itemName: project.name }, action),
+    );
+  }
+
+  /**
+   * Runs a change of a project in one transaction with its primary environment's row locked, so
+   * that concurrent changes apply (and are logged) one after the other.
+   */
+  private withPrimaryLocked(
+    actor: Actor,
+    args: { id: number; organization_id?: string },
+    change: (em: EntityManager, project: Project, environment: Environment) => void,
+  ): Promise<ProjectRecord> {
+    return this.em.transactional(async (em) => {
+      const project = await new ProjectService(em).reachable(actor, args.id, args.organization_id);
+      const environment = await em.findOneOrFail(Environment, { id: project.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      change(em, project, environment);
+      await em.flush();
+      return projectRecord(project, environment, actor);
+    });
   }
 
   /**

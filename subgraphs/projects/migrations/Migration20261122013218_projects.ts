@@ -1,10 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122012041_projects extends Migration {
+export class Migration20261122013218_projects extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create schema if not exists "projects";`);
-    this.addSql(`create table "projects"."activity_log" ("id" uuid not null, "organization_id" uuid not null, "project_id" int not null, "environment_id" int null, "scope" text not null, "activity" text not null, "user_id" int null, "item_name" text not null, "changes" jsonb not null, "created_at" timestamptz(6) not null, constraint "activity_log_pkey" primary key ("id"));`);
+    this.addSql(`create table "projects"."activity_log" ("id" bigserial primary key, "organization_id" uuid not null, "project_id" int not null, "environment_id" int null, "scope" text not null, "activity" text not null, "user_id" int null, "item_name" text not null, "changes" jsonb not null, "created_at" timestamptz(6) not null);`);
     this.addSql(`create index "activity_log_project_id_created_at_index" on "projects"."activity_log" ("project_id", "created_at");`);
     this.addSql(`create index "activity_log_environment_id_created_at_index" on "projects"."activity_log" ("environment_id", "created_at");`);
 

@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireEnvironment } from '../../shared/auth/access.js';
+import type { Actor } from '../../shared/auth/actor.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { ActivityLog } from '../activity/activity-log.entity.js';
+import { Environment } from '../environments/environment.entity.js';
+import { SETTING_NAMES } from './setting.spec.js';
+import { effectiveSettings, isSetting } from './settings.js';
+
+export interface SettingsAsOfArgs {
+  project_id?: number;
+  id: number;
+  at: string;
+  scope?: string[];
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+export class SettingsHistoryService {
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * An environment's settings as they were at `at`: its current values with every logged change
+   * made after `at` undone, newest first. Every change is logged in the transaction that makes it
+   * (and changes to one environment are serialised), so the result is exact.
+   */
+  async asOf(actor: Actor, args: SettingsAsOfArgs): Promise<Record<string, unknown>> {
+    const at = instant(args.at);
+    requireEnvironment(actor, args.id);
+    const environment = await this.em.findOne(Environment, { id: args.id });
+    if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
+    const settings: Record<string, unknown> = effectiveSettings(environment.settings, SETTING_NAMES);
+    const later = await this.em.find(ActivityLog, { environment_id: args.id, created_at: { $gt: at } }, { orderBy: { id: 'desc' }, fields: ['changes'] });
+    for (const entry of later) {
+      for (const change of entry.changes) {
+        if (change.field && isSetting(change.field)) settings[change.field] = change.action === 'created' ? null : change.before;
+      }
+    }
+    const keys = (args.scope ?? []).flatMap((item) => item.split(',')).map((key) => key.trim()).filter(Boolean);
+    if (keys.length === 0) return settings;
+    return Object.fromEntries(keys.map((key) => [key, isSetting(key) ? settings[key] : null]));
+  }
+}
+
+/** An ISO 8601 instant; one without a zone is UTC. */
+export function instant(text: string): Date {
+  const normalised = text.trim().replace(' ', 'T');
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(normalised) || normalised.length === 10 ? normalised : `${normalised}Z`;
+  const parsed = ISO_8601.test(normalised) ? new Date(zoned) : new Date(NaN);
+  if (Number.isNaN(parsed.getTime())) throw new ValidationError('Invalid datetime format. Use ISO8601 (e.g., 2025-11-24T12:34:56Z).', 'at', 'invalid');
+  return parsed;
+}
