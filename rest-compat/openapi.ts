@@ -37,6 +37,13 @@ export function shapeOpenApi(document: Json, routes: RestRoute[], prefix: string
     }
     paths[`${prefix}${path}/`] = shaped;
   }
+  for (const route of routes) {
+    const operation = paths[`${prefix}${openApiPath(route.path)}/`]?.[route.method.toLowerCase()];
+    for (const alias of operation ? (route.aliases ?? []) : []) {
+      const aliasPath = `${prefix}${openApiPath(alias)}/`;
+      paths[aliasPath] = { ...paths[aliasPath], [route.method.toLowerCase()]: aliasOperation(operation, route.path, alias) };
+    }
+  }
   return {
     ...document,
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
@@ -61,6 +68,14 @@ function shapeOperation(operation: Json, method: string, route: RestRoute | unde
   }
   shaped.responses = responses;
   return shaped;
+}
+
+/** The operation on an alias path: the parameters its own path lacks come from the alias's path. */
+function aliasOperation(operation: Json, path: string, alias: string): Json {
+  const extra = (alias.match(/:[a-z_]+/g) ?? []).map((param) => param.slice(1)).filter((name) => !path.includes(`:${name}`));
+  const kept = (operation.parameters ?? []).filter((parameter: Json) => !extra.includes(parameter.name));
+  const added = extra.map((name) => ({ name, in: 'path', required: true, schema: { type: 'integer', format: 'int32' } }));
+  return { ...operation, operationId: operation.operationId ? `${operation.operationId}_${extra.join('_')}` : undefined, parameters: [...added, ...kept] };
 }
 
 /** `/environments/:project_id/x` → `/environments/{project_id}/x` */

@@ -125,7 +125,7 @@ export function createRest(options: RestOptions): RestLayer {
       const body = await readBody(request, match.route.method);
       if (body instanceof Response) return body;
       const response = await sofa.fetch(
-        new Request(`http://rest${API_PREFIX}${path.replace(/\/$/, '')}${pagingQuery(url.searchParams)}`, {
+        new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query)}`, {
           method: request.method,
           headers: {
             'content-type': 'application/json',
@@ -166,14 +166,17 @@ async function readBody(request: Request, method: string): Promise<Record<string
 }
 
 /**
- * The query string passed on: as in DRF, a `limit` or `offset` that is not a valid number falls
+ * The query string passed on, with an alias path's extra parameters: as in DRF, a `limit` or
+ * `offset` that is not a valid number falls
  * back to the default instead of failing.
  */
-function pagingQuery(params: URLSearchParams): string {
-  const kept = new URLSearchParams();
+function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>): string {
+  const kept = new URLSearchParams(fromPath);
   for (const [name, value] of params) {
     if (name === 'limit' && !/^[1-9]\d{0,8}$/.test(value)) continue;
     if (name === 'offset' && !/^\d{1,9}$/.test(value)) continue;
+    // A path parameter is the operation's; the query string cannot override it.
+    if (Object.hasOwn(fromPath, name)) continue;
     kept.append(name, value);
   }
   const text = kept.toString();

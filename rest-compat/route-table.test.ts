@@ -28,3 +28,18 @@ describe(RouteMatcher.name, () => {
     expect(new Set(fields).size).toBe(fields.length);
   });
 });
+
+describe('aliases', () => {
+  it('serve an operation on its own path, passing the parameters that path lacks as arguments', () => {
+    const matcher = new RouteMatcher(routes);
+    expect(matcher.match('GET', '/projects/7/environments/9/')).toMatchObject({ kind: 'route', path: '/environments/9', query: { project_id: '7' } });
+    expect(matcher.match('PATCH', '/projects/7/environments/9/reset_token')).toMatchObject({ path: '/environments/9/reset_token', query: { project_id: '7' } });
+  });
+
+  it('every alias has every parameter of its route\'s path', () => {
+    for (const route of routes) {
+      const needed = route.path.match(/:[a-z_]+/g) ?? [];
+      for (const alias of route.aliases ?? []) for (const param of needed) expect(alias, `${alias} lacks ${param}`).toContain(param);
+    }
+  });
+});

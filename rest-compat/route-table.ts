@@ -5,6 +5,12 @@ export interface RestRoute {
   method: HttpMethod;
   /** Under `/api`, without the trailing slash; `:name` is the argument of the same name. */
   path: string;
+  /**
+   * Other paths of the same operation (SOFA routes a field once): a request on one is served as
+   * on `path`, its parameters that `path` lacks passed as arguments in the query string. Each
+   * alias must have every parameter of `path`.
+   */
+  aliases?: string[];
   /** `Query.<field>` or `Mutation.<field>`. */
   field: `${'Query' | 'Mutation'}.${string}`;
   /** 200 unless given; DELETE routes answer 204 with no body. */
@@ -17,43 +23,60 @@ export interface RestRoute {
 /** Path parameters that are integer ids: anything else in their place is an unknown path (404). */
 const INTEGER_PARAMS = ['project_id'];
 
-interface CompiledRoute {
-  route: RestRoute;
-  pattern: RegExp;
-}
-
 /** Integer path ids are PostgreSQL `integer`s: a larger number names nothing that exists. */
 const MAX_INTEGER_ID = 2_147_483_647;
 
+interface CompiledPath {
+  route: RestRoute;
+  pattern: RegExp;
+  names: string[];
+  integers: Set<string>;
+}
+
 export type Match =
-  | { kind: 'route'; route: RestRoute }
+  | {
+      kind: 'route';
+      route: RestRoute;
+      /** The path SOFA serves the field on, with this request's parameters. */
+      path: string;
+      /** Parameters of an alias path that the route's own path lacks. */
+      query: Record<string, string>;
+    }
   | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
   | { kind: 'not_found' };
 
 /** Finds the route of a method and path (trailing slash optional), or says why there is none. */
 export class RouteMatcher {
-  private readonly compiled: CompiledRoute[];
+  private readonly compiled: CompiledPath[];
 
   constructor(routes: RestRoute[]) {
-    this.compiled = routes.map((route) => {
-      const integers = new Set([...INTEGER_PARAMS, ...(route.integerParams ?? [])]);
-      // Integer ids are the only capture groups: match() checks that each fits an integer column.
-      const source = route.path.replace(/:([a-z_]+)/g, (_, name: string) => (integers.has(name) ? '(\\d{1,10})' : '[^/]+'));
-      return { route, pattern: new RegExp(`^${source}/?$`) };
-    });
+    this.compiled = routes.flatMap((route) => [route.path, ...(route.aliases ?? [])].map((path) => compile(route, path)));
   }
 
   match(method: string, path: string): Match {
     const allowed: HttpMethod[] = [];
-    for (const { route, pattern } of this.compiled) {
+    for (const { route, pattern, names, integers } of this.compiled) {
       const found = pattern.exec(path);
-      if (!found || found.slice(1).some((id) => Number(id) > MAX_INTEGER_ID)) continue;
+      if (!found) continue;
+      const values = Object.fromEntries(names.map((name, index) => [name, found[index + 1]!]));
+      if (names.some((name) => integers.has(name) && Number(values[name]) > MAX_INTEGER_ID)) continue;
       if (route.method !== method) {
         allowed.push(route.method);
         continue;
       }
-      return { kind: 'route', route };
+      const query = Object.fromEntries(Object.entries(values).filter(([name]) => !route.path.includes(`:${name}`)));
+      return { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query };
     }
-    return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+    return allowed.length > 0 ? { kind: 'method_not_allowed', allowed: [...new Set(allowed)] } : { kind: 'not_found' };
   }
+}
+
+function compile(route: RestRoute, path: string): CompiledPath {
+  const integers = new Set([...INTEGER_PARAMS, ...(route.integerParams ?? [])]);
+  const names: string[] = [];
+  const source = path.replace(/:([a-z_]+)/g, (_, name: string) => {
+    names.push(name);
+    return integers.has(name) ? '(\\d{1,10})' : '([^/]+)';
+  });
+  return { route, names, integers, pattern: new RegExp(`^${source}/?$`) };
 }

@@ -248,3 +248,20 @@ describe('settings_as_of over REST', () => {
     expect((await api(stack.url, 'GET', `${base}?at=${encodeURIComponent(before)}`, { key: outsider.personal_api_key })).status).toBe(403);
   });
 });
+
+describe('environment paths under both prefixes', () => {
+  it('serves /api/projects/:project_id/environments/:id/ like /api/environments/:id/, and checks the project', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'prefixes');
+    const short = await api(stack.url, 'GET', `/api/environments/${own.environment_id}/`, { key: own.personal_api_key });
+    const long = await api(stack.url, 'GET', `/api/projects/${own.project_id}/environments/${own.environment_id}`, { key: own.personal_api_key });
+    expect(long.status).toBe(200);
+    expect(long.body).toEqual(short.body);
+    const patched = await api(stack.url, 'PATCH', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key, body: { surveys_opt_in: true } });
+    expect(patched.body.surveys_opt_in).toBe(true);
+    expect((await api(stack.url, 'GET', `/api/projects/${owner.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'GET', `/api/environments/${own.environment_id}/?project_id=${owner.project_id}`, { key: own.personal_api_key })).status).toBe(404);
+    const viaShort = await api(stack.url, 'PATCH', `/api/environments/${own.environment_id}/rotate_secret_token/`, { key: own.personal_api_key });
+    expect(viaShort.body.secret_api_token).toMatch(/^phs_/);
+    expect((await api(stack.url, 'PUT', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).headers.get('allow')).toBe('GET, PATCH');
+  });
+});

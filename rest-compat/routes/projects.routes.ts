@@ -14,17 +14,28 @@ export const projectRoutes: RestRoute[] = [
   { method: 'PATCH', path: `${projects}/:id/delete_secret_token_backup`, field: 'Mutation.delete_project_secret_token_backup', integerParams: ['id'] },
 ];
 
-/** Section 4.8: reading and changing an environment's settings (users need them beside the actions). */
+const environment = '/environments/:id';
+const inProject = '/projects/:project_id/environments/:id';
+
+/**
+ * Section 4.8, under both prefixes PostHog serves environments on: reading and changing settings
+ * (users need them beside the actions), settings_as_of and the token actions.
+ */
 export const environmentRoutes: RestRoute[] = [
-  { method: 'GET', path: '/environments/:id', field: 'Query.environment', integerParams: ['id'] },
-  { method: 'PATCH', path: '/environments/:id', field: 'Mutation.update_environment', integerParams: ['id'] },
-  { method: 'GET', path: '/projects/:project_id/environments/:id/settings_as_of', field: 'Query.environment_settings_as_of', integerParams: ['id'] },
-  { method: 'PATCH', path: '/projects/:project_id/environments/:id/reset_token', field: 'Mutation.reset_environment_token', integerParams: ['id'] },
-  { method: 'PATCH', path: '/projects/:project_id/environments/:id/rotate_secret_token', field: 'Mutation.rotate_environment_secret_token', integerParams: ['id'] },
-  {
-    method: 'PATCH',
-    path: '/projects/:project_id/environments/:id/delete_secret_token_backup',
-    field: 'Mutation.delete_environment_secret_token_backup',
+  { method: 'GET', path: environment, aliases: [inProject], field: 'Query.environment', integerParams: ['id'] },
+  { method: 'PATCH', path: environment, aliases: [inProject], field: 'Mutation.update_environment', integerParams: ['id'] },
+  ...(
+    [
+      ['GET', 'settings_as_of', 'Query.environment_settings_as_of'],
+      ['PATCH', 'reset_token', 'Mutation.reset_environment_token'],
+      ['PATCH', 'rotate_secret_token', 'Mutation.rotate_environment_secret_token'],
+      ['PATCH', 'delete_secret_token_backup', 'Mutation.delete_environment_secret_token_backup'],
+    ] as const
+  ).map(([method, action, field]): RestRoute => ({
+    method,
+    path: `${environment}/${action}`,
+    aliases: [`${inProject}/${action}`],
+    field,
     integerParams: ['id'],
-  },
+  })),
 ];

@@ -29,6 +29,9 @@ export class UpdateEnvironmentArgs {
   @Field(() => Int)
   id!: number;
 
+  @Field(() => Int, { nullable: true, description: 'The project; when given, the environment must belong to it.' })
+  project_id?: number;
+
   @Field(() => String, { nullable: true, description: '1 to 200 characters; needs project:write and admin.' })
   name?: string;
 

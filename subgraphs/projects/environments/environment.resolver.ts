@@ -4,7 +4,7 @@ import { ProjectService } from '../projects/project.service.js';
 import type { SubgraphContext } from '../../shared/context.js';
 import { JSONScalar } from '../../shared/scalars.js';
 import { SettingsHistoryService } from '../settings/settings-history.service.js';
-import { EnvironmentArgs, EnvironmentInProjectArgs, SettingsAsOfArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
+import { EnvironmentInProjectArgs, SettingsAsOfArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import { EnvironmentRecord } from './environment.record.js';
 import { EnvironmentService } from './environment.service.js';
 
@@ -12,8 +12,8 @@ import { EnvironmentService } from './environment.service.js';
 export class EnvironmentResolver {
   @Authorized('project:read')
   @Query(() => EnvironmentRecord)
-  environment(@Args() { id }: EnvironmentArgs, @Ctx() { actor, em }: SubgraphContext) {
-    return new EnvironmentService(em).get(actor, id);
+  environment(@Args() args: EnvironmentInProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).get(actor, args);
   }
 
   @Authorized('project:read')

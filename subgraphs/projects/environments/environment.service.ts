@@ -14,8 +14,8 @@ import type { EnvironmentRecord } from './environment.record.js';
 export class EnvironmentService {
   constructor(private readonly em: EntityManager) {}
 
-  async get(actor: Actor, id: number): Promise<EnvironmentRecord> {
-    const { environment, organizationId } = await this.load(actor, id);
+  async get(actor: Actor, args: EnvironmentInProjectArgs): Promise<EnvironmentRecord> {
+    const { environment, organizationId } = await this.load(actor, args);
     return environmentRecord(environment, organizationId, actor);
   }
 
@@ -33,7 +33,7 @@ export class EnvironmentService {
 
   /** Changes the name and settings given; configuration needs a member, the rest an admin. */
   async update(actor: Actor, args: UpdateEnvironmentArgs): Promise<EnvironmentRecord> {
-    return this.withLocked(actor, args.id, async (em, environment, organizationId) => {
+    return this.withLocked(actor, args, async (em, environment, organizationId) => {
       await em.populate(environment, ['project']);
       new SettingsService(em).change(actor, { scope: 'Team', project: environment.project, environment, organizationId }, args, SETTING_NAMES);
     });
@@ -41,8 +41,7 @@ export class EnvironmentService {
 
   /** A token action on the environment (admins only). */
   async changeToken(actor: Actor, args: EnvironmentInProjectArgs, action: TokenAction): Promise<EnvironmentRecord> {
-    return this.withLocked(actor, args.id, (em, environment, organizationId) => {
-      if (args.project_id != null && environment.project.id !== args.project_id) throw new NotFoundError();
+    return this.withLocked(actor, args, (em, environment, organizationId) => {
       new TokenService(em).apply(actor, { scope: 'Team', environment, organizationId, itemName: environment.name }, action);
     });
   }
@@ -55,21 +54,22 @@ export class EnvironmentService {
   /** Runs a change in one transaction with the environment's row locked (changes apply one by one). */
   private withLocked(
     actor: Actor,
-    id: number,
+    args: EnvironmentInProjectArgs,
     change: (em: EntityManager, environment: Environment, organizationId: string) => void | Promise<void>,
   ): Promise<EnvironmentRecord> {
     return this.em.transactional(async (em) => {
-      const { environment, organizationId } = await new EnvironmentService(em).load(actor, id, LockMode.PESSIMISTIC_WRITE);
+      const { environment, organizationId } = await new EnvironmentService(em).load(actor, args, LockMode.PESSIMISTIC_WRITE);
       await change(em, environment, organizationId);
       await em.flush();
       return environmentRecord(environment, organizationId, actor);
     });
   }
 
-  private async load(actor: Actor, id: number, lockMode?: LockMode): Promise<{ environment: Environment; organizationId: string }> {
-    const { organization_id: organizationId } = requireEnvironment(actor, id);
-    const environment = await this.em.findOne(Environment, { id }, lockMode ? { lockMode } : {});
-    if (!environment) throw new NotFoundError();
+  /** An environment the actor reaches (in the project given, if any); another project's is "not found". */
+  private async load(actor: Actor, args: EnvironmentInProjectArgs, lockMode?: LockMode): Promise<{ environment: Environment; organizationId: string }> {
+    const { organization_id: organizationId } = requireEnvironment(actor, args.id);
+    const environment = await this.em.findOne(Environment, { id: args.id }, lockMode ? { lockMode } : {});
+    if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
     return { environment, organizationId };
   }
 }

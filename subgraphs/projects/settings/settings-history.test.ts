@@ -55,7 +55,7 @@ describe(SettingsHistoryService.name, () => {
         const { actor, id } = await freshEnvironment();
         const history = new SettingsHistoryService(orm.em.fork());
         const snapshots: { at: Date; settings: Record<string, unknown> }[] = [];
-        const first = await new EnvironmentService(orm.em.fork()).get(actor, id);
+        const first = await new EnvironmentService(orm.em.fork()).get(actor, { id });
         snapshots.push({ at: new Date(), settings: pick(first) });
         for (const written of changes) {
           await later();
