@@ -265,3 +265,25 @@ describe('environment paths under both prefixes', () => {
     expect((await api(stack.url, 'PUT', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).headers.get('allow')).toBe('GET, PATCH');
   });
 });
+
+describe('product intents', () => {
+  it('records intents and completed onboarding with project:read, on projects and environments', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'intents');
+    const reader = await createKey(stack.url, own.personal_api_key, ['project:read']);
+    const path = `${projects(own)}${own.project_id}`;
+    const added = await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: reader, body: { product_type: 'session_replay', intent_context: 'onboarding' } });
+    expect(added.status).toBe(200);
+    expect(added.body.product_intents).toMatchObject([{ product_type: 'session_replay', contexts: { onboarding: 1 }, onboarding_completed_at: null }]);
+    const completed = await api(stack.url, 'PATCH', `${path}/complete_product_onboarding/`, { key: reader, body: { product_type: 'session_replay' } });
+    expect(completed.body.has_completed_onboarding_for).toEqual({ session_replay: true });
+    expect(completed.body.product_intents[0].onboarding_completed_at).toMatch(/^\d{4}-/);
+    const viaEnvironment = await api(stack.url, 'PATCH', `/api/projects/${own.project_id}/environments/${own.environment_id}/add_product_intent/`, { key: reader, body: { product_type: 'feature_flags' } });
+    expect(viaEnvironment.body.product_intents.map((intent: { product_type: string }) => intent.product_type)).toEqual(['session_replay', 'feature_flags']);
+
+    const missing = await api(stack.url, 'PATCH', `${path}/complete_product_onboarding/`, { key: reader, body: {} });
+    expect(missing.body).toMatchObject({ attr: 'product_type', code: 'required' });
+    const invalid = await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: reader, body: { product_type: 'teleportation' } });
+    expect(invalid.body).toMatchObject({ attr: 'product_type', code: 'invalid_choice' });
+    expect((await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: outsider.personal_api_key, body: { product_type: 'surveys' } })).status).toBe(404);
+  });
+});

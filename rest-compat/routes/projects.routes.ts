@@ -8,6 +8,8 @@ export const projectRoutes: RestRoute[] = [
   { method: 'POST', path: projects, field: 'Mutation.create_project', status: 201 },
   { method: 'GET', path: `${projects}/:id`, field: 'Query.project', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id`, field: 'Mutation.update_project', integerParams: ['id'] },
+  { method: 'PATCH', path: `${projects}/:id/add_product_intent`, field: 'Mutation.add_project_product_intent', integerParams: ['id'] },
+  { method: 'PATCH', path: `${projects}/:id/complete_product_onboarding`, field: 'Mutation.complete_project_product_onboarding', integerParams: ['id'] },
   { method: 'GET', path: `${projects}/:id/activity`, field: 'Query.project_activity', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/reset_token`, field: 'Mutation.reset_project_token', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/rotate_secret_token`, field: 'Mutation.rotate_project_secret_token', integerParams: ['id'] },
@@ -27,6 +29,8 @@ export const environmentRoutes: RestRoute[] = [
   ...(
     [
       ['GET', 'settings_as_of', 'Query.environment_settings_as_of'],
+      ['PATCH', 'add_product_intent', 'Mutation.add_environment_product_intent'],
+      ['PATCH', 'complete_product_onboarding', 'Mutation.complete_environment_product_onboarding'],
       ['PATCH', 'reset_token', 'Mutation.reset_environment_token'],
       ['PATCH', 'rotate_secret_token', 'Mutation.rotate_environment_secret_token'],
       ['PATCH', 'delete_secret_token_backup', 'Mutation.delete_environment_secret_token_backup'],

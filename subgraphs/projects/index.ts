@@ -2,6 +2,7 @@ import { defineSubgraph } from '../shared/subgraph/define.js';
 import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
 import { UserStub } from './activity/activity-log.record.js';
+import { ProductIntent } from './intents/product-intent.entity.js';
 import { Environment } from './environments/environment.entity.js';
 import { EnvironmentResolver } from './environments/environment.resolver.js';
 import { EnvironmentService } from './environments/environment.service.js';
@@ -17,7 +18,7 @@ import { ProjectService } from './projects/project.service.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
-  entities: [Organization, Membership, Project, Environment, ActivityLog],
+  entities: [Organization, Membership, Project, Environment, ActivityLog, ProductIntent],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, MembershipResolver],
   orphanedTypes: [UserStub],

@@ -1,6 +1,7 @@
 import type { Actor } from '../shared/auth/actor.js';
 import { secretBox } from '../shared/secrets.js';
 import type { Environment } from './environments/environment.entity.js';
+import type { ProductIntentRecord } from './intents/product-intent.record.js';
 import { EnvironmentRecord } from './environments/environment.record.js';
 import type { Project } from './projects/project.entity.js';
 import { ProjectRecord } from './projects/project.record.js';
@@ -19,13 +20,14 @@ function withTokens<T extends object>(record: T, environment: Environment): T {
 }
 
 /** An environment as callers read it; `organizationId` comes from the actor or the creating call. */
-export function environmentRecord(environment: Environment, organizationId: string, actor: Actor): EnvironmentRecord {
+export function environmentRecord(environment: Environment, organizationId: string, actor: Actor, intents: ProductIntentRecord[]): EnvironmentRecord {
   const record = Object.assign(new EnvironmentRecord(), {
     id: environment.id,
     uuid: environment.uuid,
     project_id: environment.project.id,
     organization: organizationId,
     name: environment.name,
+    product_intents: intents,
     effective_membership_level: actor.organizations[organizationId] ?? null,
     created_at: environment.created_at,
     updated_at: environment.updated_at,
@@ -35,13 +37,14 @@ export function environmentRecord(environment: Environment, organizationId: stri
 }
 
 /** A project as callers read it: its own fields and its primary environment's tokens and settings. */
-export function projectRecord(project: Project, primary: Environment, actor: Actor): ProjectRecord {
+export function projectRecord(project: Project, primary: Environment, actor: Actor, intents: ProductIntentRecord[]): ProjectRecord {
   const organizationId = project.organization.id;
   const record = Object.assign(new ProjectRecord(), {
     id: project.id,
     name: project.name,
     uuid: project.uuid,
     organization: organizationId,
+    product_intents: intents,
     effective_membership_level: actor.organizations[organizationId] ?? null,
     created_at: project.created_at,
     updated_at: project.updated_at > primary.updated_at ? project.updated_at : primary.updated_at,

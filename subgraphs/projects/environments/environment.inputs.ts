@@ -15,6 +15,15 @@ export class EnvironmentInProjectArgs extends EnvironmentArgs {
 }
 
 @ArgsType()
+export class EnvironmentIntentArgs extends EnvironmentInProjectArgs {
+  @Field({ description: 'A product key such as `session_replay` or `feature_flags`.' })
+  product_type!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where in the app the intent was expressed.' })
+  intent_context?: string;
+}
+
+@ArgsType()
 export class SettingsAsOfArgs extends EnvironmentInProjectArgs {
   @Field({ description: 'An ISO 8601 instant; without a zone it is UTC.' })
   at!: string;

@@ -4,7 +4,7 @@ import { ProjectService } from '../projects/project.service.js';
 import type { SubgraphContext } from '../../shared/context.js';
 import { JSONScalar } from '../../shared/scalars.js';
 import { SettingsHistoryService } from '../settings/settings-history.service.js';
-import { EnvironmentInProjectArgs, SettingsAsOfArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
+import { EnvironmentInProjectArgs, EnvironmentIntentArgs, SettingsAsOfArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import { EnvironmentRecord } from './environment.record.js';
 import { EnvironmentService } from './environment.service.js';
 
@@ -28,6 +28,18 @@ export class EnvironmentResolver {
   @Query(() => JSONScalar, { description: "The environment's settings as they were at an instant, rebuilt exactly from the activity log." })
   environment_settings_as_of(@Args() args: SettingsAsOfArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new SettingsHistoryService(em).asOf(actor, args);
+  }
+
+  @Authorized('project:read')
+  @Mutation(() => EnvironmentRecord, { description: 'Records that users want a product (project:read, as the API document says).' })
+  add_environment_product_intent(@Args() args: EnvironmentIntentArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).productIntent(actor, args, 'add');
+  }
+
+  @Authorized('project:read')
+  @Mutation(() => EnvironmentRecord, { description: 'Marks onboarding of a product as completed (project:read).' })
+  complete_environment_product_onboarding(@Args() args: EnvironmentIntentArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).productIntent(actor, args, 'complete');
   }
 
   @Authorized('project:write')

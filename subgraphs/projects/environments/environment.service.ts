@@ -4,11 +4,12 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
 import { environmentRecord } from '../records.js';
+import { ProductIntentService } from '../intents/product-intent.service.js';
 import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import { Environment } from './environment.entity.js';
-import type { EnvironmentInProjectArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
+import type { EnvironmentInProjectArgs, EnvironmentIntentArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import type { EnvironmentRecord } from './environment.record.js';
 
 export class EnvironmentService {
@@ -16,17 +17,18 @@ export class EnvironmentService {
 
   async get(actor: Actor, args: EnvironmentInProjectArgs): Promise<EnvironmentRecord> {
     const { environment, organizationId } = await this.load(actor, args);
-    return environmentRecord(environment, organizationId, actor);
+    return this.record(actor, environment, organizationId);
   }
 
   /** For entity references: the environments among `ids` that the actor may see, as records. */
   async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, EnvironmentRecord>> {
     const allowed = ids.filter((id) => reachesEnvironment(actor, id));
     const environments = allowed.length > 0 ? await this.em.find(Environment, { id: { $in: allowed } }) : [];
+    const intents = await new ProductIntentService(this.em).byEnvironment(environments.map((environment) => environment.id));
     return new Map(
       environments.map((environment) => [
         environment.id,
-        environmentRecord(environment, actor.environments[String(environment.id)]!.organization_id, actor),
+        environmentRecord(environment, actor.environments[String(environment.id)]!.organization_id, actor, intents.get(environment.id) ?? []),
       ]),
     );
   }
@@ -36,6 +38,14 @@ export class EnvironmentService {
     return this.withLocked(actor, args, async (em, environment, organizationId) => {
       await em.populate(environment, ['project']);
       new SettingsService(em).change(actor, { scope: 'Team', project: environment.project, environment, organizationId }, args, SETTING_NAMES);
+    });
+  }
+
+  /** Records a product intent, or completes its onboarding (members; project:read). */
+  async productIntent(actor: Actor, args: EnvironmentIntentArgs, action: 'add' | 'complete'): Promise<EnvironmentRecord> {
+    return this.withLocked(actor, args, async (em, environment, organizationId) => {
+      await em.populate(environment, ['project']);
+      await new ProductIntentService(em).apply(actor, { scope: 'Team', project: environment.project, environment, organizationId }, action, args);
     });
   }
 
@@ -61,8 +71,13 @@ export class EnvironmentService {
       const { environment, organizationId } = await new EnvironmentService(em).load(actor, args, LockMode.PESSIMISTIC_WRITE);
       await change(em, environment, organizationId);
       await em.flush();
-      return environmentRecord(environment, organizationId, actor);
+      return new EnvironmentService(em).record(actor, environment, organizationId);
     });
+  }
+
+  private async record(actor: Actor, environment: Environment, organizationId: string): Promise<EnvironmentRecord> {
+    const intents = await new ProductIntentService(this.em).byEnvironment([environment.id]);
+    return environmentRecord(environment, organizationId, actor, intents.get(environment.id) ?? []);
   }
 
   /** An environment the actor reaches (in the project given, if any); another project's is "not found". */

@@ -30,6 +30,15 @@ export class ProjectActivityArgs extends PageArgs {
   id!: number;
 }
 
+@ArgsType()
+export class ProjectIntentArgs extends ProjectArgs {
+  @Field({ description: 'A product key such as `session_replay` or `feature_flags`.' })
+  product_type!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where in the app the intent was expressed.' })
+  intent_context?: string;
+}
+
 /** Name and settings of a new project; settings not given take their defaults. */
 @ArgsType()
 export class CreateProjectArgs {

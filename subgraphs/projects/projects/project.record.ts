@@ -1,4 +1,5 @@
 import { Authorized, Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { ProductIntentRecord } from '../intents/product-intent.record.js';
 import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 
@@ -35,6 +36,10 @@ export class ProjectRecord {
   @Authorized('project:read')
   @Field(() => String, { nullable: true })
   secret_api_token_backup!: string | null;
+
+  @Authorized('project:read')
+  @Field(() => [ProductIntentRecord], { description: 'Products its users said they want, and onboarding completed.' })
+  product_intents!: ProductIntentRecord[];
 
   @Authorized('project:read')
   @Field(() => Int, { nullable: true, description: 'The caller\'s level: 1 member, 8 admin, 15 owner.' })

@@ -2,7 +2,7 @@ import { Args, Authorized, Ctx, Mutation, ObjectType, Query, Resolver } from 'ty
 import type { SubgraphContext } from '../../shared/context.js';
 import { Paginated } from '../../shared/pagination.js';
 import { ActivityLogList } from '../activity/activity-log.record.js';
-import { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
+import { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, ProjectIntentArgs, UpdateProjectArgs } from './project.inputs.js';
 import { ProjectRecord } from './project.record.js';
 import { ProjectService } from './project.service.js';
 
@@ -41,6 +41,18 @@ export class ProjectResolver {
   })
   update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new ProjectService(em).update(actor, args);
+  }
+
+  @Authorized('project:read')
+  @Mutation(() => ProjectRecord, { description: 'Records that users want a product (project:read, as the API document says).' })
+  add_project_product_intent(@Args() args: ProjectIntentArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).productIntent(actor, args, 'add');
+  }
+
+  @Authorized('project:read')
+  @Mutation(() => ProjectRecord, { description: 'Marks onboarding of a product as completed (project:read).' })
+  complete_project_product_onboarding(@Args() args: ProjectIntentArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).productIntent(actor, args, 'complete');
   }
 
   @Authorized('project:write')

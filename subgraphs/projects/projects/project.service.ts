@@ -7,6 +7,7 @@ import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
+import { ProductIntentService } from '../intents/product-intent.service.js';
 import { Environment } from '../environments/environment.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { projectRecord } from '../records.js';
@@ -15,7 +16,7 @@ import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import type { ActivityLogRecord } from '../activity/activity-log.record.js';
-import type { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, UpdateProjectArgs } from './project.inputs.js';
+import type { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, ProjectIntentArgs, UpdateProjectArgs } from './project.inputs.js';
 import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
@@ -69,7 +70,7 @@ export class ProjectService {
       });
       return created;
     });
-    return projectRecord(project, environment, actor);
+    return projectRecord(project, environment, actor, []);
   }
 
   /** Changes the name and settings given; configuration needs a member, the rest an admin. */
@@ -83,6 +84,13 @@ export class ProjectService {
   async activity(actor: Actor, args: ProjectActivityArgs): Promise<Page<ActivityLogRecord>> {
     const project = await this.reachable(actor, args.id, args.organization_id);
     return new ActivityLogService(this.em).list(project.id, pageWindow(args));
+  }
+
+  /** Records a product intent, or completes its onboarding (members; project:read). */
+  async productIntent(actor: Actor, args: ProjectIntentArgs, action: 'add' | 'complete'): Promise<ProjectRecord> {
+    return this.withPrimaryLocked(actor, args, (em, project, environment) =>
+      new ProductIntentService(em).apply(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, action, args),
+    );
   }
 
   /** A token action on the project's primary environment (admins only). */
@@ -99,14 +107,14 @@ export class ProjectService {
   private withPrimaryLocked(
     actor: Actor,
     args: { id: number; organization_id?: string },
-    change: (em: EntityManager, project: Project, environment: Environment) => void,
+    change: (em: EntityManager, project: Project, environment: Environment) => unknown,
   ): Promise<ProjectRecord> {
     return this.em.transactional(async (em) => {
       const project = await new ProjectService(em).reachable(actor, args.id, args.organization_id);
       const environment = await em.findOneOrFail(Environment, { id: project.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      change(em, project, environment);
+      await change(em, project, environment);
       await em.flush();
-      return projectRecord(project, environment, actor);
+      return (await new ProjectService(em).records(actor, [project]))[0]!;
     });
   }
 
@@ -139,11 +147,16 @@ export class ProjectService {
     return project;
   }
 
+  /** Records of projects, with their primary environments and intents loaded in two queries. */
   private async records(actor: Actor, projects: Project[]): Promise<ProjectRecord[]> {
     if (projects.length === 0) return [];
-    const primaries = await this.em.find(Environment, { id: { $in: projects.map((project) => project.id) } });
+    const ids = projects.map((project) => project.id);
+    const [primaries, intents] = await Promise.all([
+      this.em.find(Environment, { id: { $in: ids } }),
+      new ProductIntentService(this.em).byEnvironment(ids),
+    ]);
     const byId = new Map(primaries.map((environment) => [environment.id, environment]));
-    return projects.map((project) => projectRecord(project, byId.get(project.id)!, actor));
+    return projects.map((project) => projectRecord(project, byId.get(project.id)!, actor, intents.get(project.id) ?? []));
   }
 }
 

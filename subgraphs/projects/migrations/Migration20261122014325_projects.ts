@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122013218_projects extends Migration {
+export class Migration20261122014325_projects extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create schema if not exists "projects";`);
@@ -23,11 +23,16 @@ export class Migration20261122013218_projects extends Migration {
     this.addSql(`create index "environments_project_id_index" on "projects"."environments" ("project_id");`);
     this.addSql(`alter table "projects"."environments" add constraint "environments_api_token_hash_unique" unique ("api_token_hash");`);
 
+    this.addSql(`create table "projects"."product_intents" ("id" serial primary key, "environment_id" int not null, "product_type" text not null, "contexts" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "onboarding_completed_at" timestamptz null);`);
+    this.addSql(`alter table "projects"."product_intents" add constraint "product_intents_environment_id_product_type_unique" unique ("environment_id", "product_type");`);
+
     this.addSql(`alter table "projects"."memberships" add constraint "memberships_organization_id_foreign" foreign key ("organization_id") references "projects"."organizations" ("id") on update cascade on delete cascade;`);
 
     this.addSql(`alter table "projects"."projects" add constraint "projects_organization_id_foreign" foreign key ("organization_id") references "projects"."organizations" ("id") on update cascade on delete cascade;`);
 
     this.addSql(`alter table "projects"."environments" add constraint "environments_project_id_foreign" foreign key ("project_id") references "projects"."projects" ("id") on update cascade on delete cascade;`);
+
+    this.addSql(`alter table "projects"."product_intents" add constraint "product_intents_environment_id_foreign" foreign key ("environment_id") references "projects"."environments" ("id") on update cascade on delete cascade;`);
   }
 
   override async down(): Promise<void> {
@@ -36,6 +41,8 @@ export class Migration20261122013218_projects extends Migration {
     this.addSql(`alter table "projects"."projects" drop constraint "projects_organization_id_foreign";`);
 
     this.addSql(`alter table "projects"."environments" drop constraint "environments_project_id_foreign";`);
+
+    this.addSql(`alter table "projects"."product_intents" drop constraint "product_intents_environment_id_foreign";`);
 
     this.addSql(`drop table if exists "projects"."activity_log" cascade;`);
 
@@ -46,6 +53,8 @@ export class Migration20261122013218_projects extends Migration {
     this.addSql(`drop table if exists "projects"."projects" cascade;`);
 
     this.addSql(`drop table if exists "projects"."environments" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."product_intents" cascade;`);
 
     this.addSql(`drop schema if exists "projects";`);
   }
