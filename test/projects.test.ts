@@ -287,3 +287,26 @@ describe('product intents', () => {
     expect((await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: outsider.personal_api_key, body: { product_type: 'surveys' } })).status).toBe(404);
   });
 });
+
+describe('demo data and the conversations widget token', () => {
+  it('says demo data is not being generated, to members of the project only', async () => {
+    const path = `${projects(owner)}${owner.project_id}/is_generating_demo_data/`;
+    expect((await api(stack.url, 'GET', path, { key: owner.personal_api_key })).body).toEqual({ is_generating_demo_data: false });
+    expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/is_generating_demo_data`, { key: owner.personal_api_key })).body).toEqual({ is_generating_demo_data: false });
+    expect((await api(stack.url, 'GET', path, { key: outsider.personal_api_key })).status).toBe(404);
+  });
+
+  it('generates a widget token into conversations_settings, masked in the activity log', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'widget');
+    await api(stack.url, 'PATCH', `/api/environments/${own.environment_id}/`, { key: own.personal_api_key, body: { conversations_settings: { greeting: 'hi' } } });
+    const generated = await api(stack.url, 'POST', `${projects(own)}${own.project_id}/generate_conversations_public_token/`, { key: own.personal_api_key });
+    expect(generated.status).toBe(200);
+    const token = generated.body.conversations_settings.widget_public_token as string;
+    expect(token).toMatch(/^[0-9A-Za-z]{40,}$/);
+    expect(generated.body.conversations_settings.greeting).toBe('hi');
+    expect(JSON.stringify(await logged(own.environment_id))).not.toContain(token);
+    const member = await seedTenant(inject('databaseUrl'), 'widgetmember');
+    await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, own.organization_id, 1);
+    expect((await api(stack.url, 'POST', `/api/environments/${own.environment_id}/generate_conversations_public_token/`, { key: member.personal_api_key })).status).toBe(403);
+  });
+});

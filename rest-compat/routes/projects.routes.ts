@@ -10,6 +10,13 @@ export const projectRoutes: RestRoute[] = [
   { method: 'PATCH', path: `${projects}/:id`, field: 'Mutation.update_project', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/add_product_intent`, field: 'Mutation.add_project_product_intent', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/complete_product_onboarding`, field: 'Mutation.complete_project_product_onboarding', integerParams: ['id'] },
+  { method: 'GET', path: `${projects}/:id/is_generating_demo_data`, field: 'Query.project_is_generating_demo_data', integerParams: ['id'] },
+  {
+    method: 'POST',
+    path: `${projects}/:id/generate_conversations_public_token`,
+    field: 'Mutation.generate_project_conversations_public_token',
+    integerParams: ['id'],
+  },
   { method: 'GET', path: `${projects}/:id/activity`, field: 'Query.project_activity', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/reset_token`, field: 'Mutation.reset_project_token', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/rotate_secret_token`, field: 'Mutation.rotate_project_secret_token', integerParams: ['id'] },
@@ -29,6 +36,8 @@ export const environmentRoutes: RestRoute[] = [
   ...(
     [
       ['GET', 'settings_as_of', 'Query.environment_settings_as_of'],
+      ['GET', 'is_generating_demo_data', 'Query.environment_is_generating_demo_data'],
+      ['POST', 'generate_conversations_public_token', 'Mutation.generate_environment_conversations_public_token'],
       ['PATCH', 'add_product_intent', 'Mutation.add_environment_product_intent'],
       ['PATCH', 'complete_product_onboarding', 'Mutation.complete_environment_product_onboarding'],
       ['PATCH', 'reset_token', 'Mutation.reset_environment_token'],

@@ -14,8 +14,8 @@ export interface ActivityEntry {
   changes: ActivityChange[];
 }
 
-/** Fields whose values are secrets: the log keeps that they changed, never the values. */
-const SECRET_FIELDS = new Set(['api_token', 'secret_api_token', 'secret_api_token_backup']);
+/** Fields (and keys inside JSON settings) whose values are tokens: the log keeps that they changed, never the values. */
+const SECRET_KEY = /token/i;
 
 export class ActivityLogService {
   constructor(private readonly em: EntityManager) {}
@@ -31,11 +31,22 @@ export class ActivityLogService {
     const log = Object.assign(new ActivityLog(), {
       ...entry,
       user_id: actor.user?.id ?? null,
-      changes: entry.changes.map((change) => (change.field && SECRET_FIELDS.has(change.field) ? { ...change, before: mask(change.before), after: mask(change.after) } : change)),
+      changes: entry.changes.map((change) =>
+        change.field && SECRET_KEY.test(change.field)
+          ? { ...change, before: mask(change.before), after: mask(change.after) }
+          : { ...change, before: maskNested(change.before), after: maskNested(change.after) },
+      ),
     });
     this.em.persist(log);
     return log;
   }
+}
+
+/** Masks token values inside a JSON setting (`conversations_settings.widget_public_token`). */
+function maskNested(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(maskNested);
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, SECRET_KEY.test(key) ? mask(inner) : maskNested(inner)]));
 }
 
 function mask(value: unknown): unknown {

@@ -1,4 +1,5 @@
 import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { DemoDataStatus } from '../projects/demo-data.record.js';
 import { ProjectRecord } from '../projects/project.record.js';
 import { ProjectService } from '../projects/project.service.js';
 import type { SubgraphContext } from '../../shared/context.js';
@@ -28,6 +29,18 @@ export class EnvironmentResolver {
   @Query(() => JSONScalar, { description: "The environment's settings as they were at an instant, rebuilt exactly from the activity log." })
   environment_settings_as_of(@Args() args: SettingsAsOfArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new SettingsHistoryService(em).asOf(actor, args);
+  }
+
+  @Authorized('project:read')
+  @Query(() => DemoDataStatus, { description: 'Whether demo data is being generated for the environment.' })
+  environment_is_generating_demo_data(@Args() args: EnvironmentInProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).demoDataStatus(actor, args);
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => EnvironmentRecord, { description: 'A new public token for the conversations widget, in conversations_settings (admins).' })
+  generate_environment_conversations_public_token(@Args() args: EnvironmentInProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new EnvironmentService(em).generateConversationsToken(actor, args);
   }
 
   @Authorized('project:read')

@@ -5,6 +5,8 @@ import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
 import { environmentRecord } from '../records.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
+import { NOT_GENERATING, type DemoDataStatus } from '../projects/demo-data.record.js';
+import { ConversationsService } from '../settings/conversations.service.js';
 import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
@@ -47,6 +49,20 @@ export class EnvironmentService {
       await em.populate(environment, ['project']);
       await new ProductIntentService(em).apply(actor, { scope: 'Team', project: environment.project, environment, organizationId }, action, args);
     });
+  }
+
+  /** A new public token for the conversations widget (admins). */
+  async generateConversationsToken(actor: Actor, args: EnvironmentInProjectArgs): Promise<EnvironmentRecord> {
+    return this.withLocked(actor, args, async (em, environment, organizationId) => {
+      await em.populate(environment, ['project']);
+      new ConversationsService(em).generatePublicToken(actor, { scope: 'Team', project: environment.project, environment, organizationId });
+    });
+  }
+
+  /** Whether demo data is being generated for an environment the actor reaches (never: there is no generator). */
+  async demoDataStatus(actor: Actor, args: EnvironmentInProjectArgs): Promise<DemoDataStatus> {
+    await this.load(actor, args);
+    return NOT_GENERATING;
   }
 
   /** A token action on the environment (admins only). */

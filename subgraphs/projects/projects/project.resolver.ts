@@ -3,6 +3,7 @@ import type { SubgraphContext } from '../../shared/context.js';
 import { Paginated } from '../../shared/pagination.js';
 import { ActivityLogList } from '../activity/activity-log.record.js';
 import { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, ProjectIntentArgs, UpdateProjectArgs } from './project.inputs.js';
+import { DemoDataStatus } from './demo-data.record.js';
 import { ProjectRecord } from './project.record.js';
 import { ProjectService } from './project.service.js';
 
@@ -41,6 +42,18 @@ export class ProjectResolver {
   })
   update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new ProjectService(em).update(actor, args);
+  }
+
+  @Authorized('project:read')
+  @Query(() => DemoDataStatus, { description: 'Whether demo data is being generated for the project.' })
+  project_is_generating_demo_data(@Args() args: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).demoDataStatus(actor, args);
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => ProjectRecord, { description: 'A new public token for the conversations widget, in conversations_settings (admins).' })
+  generate_project_conversations_public_token(@Args() args: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).generateConversationsToken(actor, args);
   }
 
   @Authorized('project:read')

@@ -7,6 +7,8 @@ import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
+import { ConversationsService } from '../settings/conversations.service.js';
+import { NOT_GENERATING, type DemoDataStatus } from './demo-data.record.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
 import { Environment } from '../environments/environment.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
@@ -91,6 +93,19 @@ export class ProjectService {
     return this.withPrimaryLocked(actor, args, (em, project, environment) =>
       new ProductIntentService(em).apply(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, action, args),
     );
+  }
+
+  /** A new public token for the conversations widget (admins). */
+  async generateConversationsToken(actor: Actor, args: ProjectArgs): Promise<ProjectRecord> {
+    return this.withPrimaryLocked(actor, args, (em, project, environment) =>
+      new ConversationsService(em).generatePublicToken(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }),
+    );
+  }
+
+  /** Whether demo data is being generated for a project the actor reaches (never: there is no generator). */
+  async demoDataStatus(actor: Actor, args: ProjectArgs): Promise<DemoDataStatus> {
+    await this.reachable(actor, args.id, args.organization_id);
+    return NOT_GENERATING;
   }
 
   /** A token action on the project's primary environment (admins only). */
