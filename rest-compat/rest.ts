@@ -148,7 +148,8 @@ function fail(error: AppError, headers: Record<string, string> = {}): Response {
 
 /** The JSON body of a write, or a 400 for one that is not a JSON object. */
 async function readBody(request: Request, method: string): Promise<Record<string, unknown> | undefined | Response> {
-  if (method === 'GET' || method === 'DELETE') return undefined;
+  // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
+  if (method === 'GET') return undefined;
   const text = await request.text();
   if (!text.trim()) return {};
   let parsed: unknown;

@@ -310,3 +310,53 @@ describe('demo data and the conversations widget token', () => {
     expect((await api(stack.url, 'POST', `/api/environments/${own.environment_id}/generate_conversations_public_token/`, { key: member.personal_api_key })).status).toBe(403);
   });
 });
+
+describe('default evaluation tags', () => {
+  it('adds (trimmed, lower-cased, at most 10), lists and deletes with 204', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'tags');
+    const path = `/api/projects/${own.project_id}/environments/${own.environment_id}/default_evaluation_tags/`;
+    const first = await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { tag_name: '  Production ' } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ name: 'production', created: true });
+    expect((await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { tag_name: 'PRODUCTION' } })).body).toMatchObject({ id: first.body.id, created: false });
+    for (let i = 1; i < 10; i++) await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { tag_name: `tag-${i}` } });
+    const eleventh = await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { tag_name: 'one-too-many' } });
+    expect(eleventh.body).toMatchObject({ type: 'validation_error', attr: 'tag_name', detail: 'Maximum of 10 default evaluation tags allowed' });
+    const listed = await api(stack.url, 'GET', path, { key: own.personal_api_key });
+    expect(listed.body.enabled).toBe(false);
+    expect(listed.body.default_evaluation_tags).toHaveLength(10);
+    const deleted = await api(stack.url, 'DELETE', path, { key: own.personal_api_key, body: { tag_name: 'Production' } });
+    expect(deleted.status).toBe(204);
+    expect((await api(stack.url, 'DELETE', `${path}?tag_name=tag-1`, { key: own.personal_api_key })).status).toBe(204);
+    expect((await api(stack.url, 'DELETE', path, { key: own.personal_api_key, body: { tag_name: 'nope' } })).status).toBe(404);
+    expect((await api(stack.url, 'GET', path, { key: own.personal_api_key })).body.default_evaluation_tags).toHaveLength(8);
+    expect((await api(stack.url, 'GET', path, { key: outsider.personal_api_key })).status).toBe(403);
+    expect((await api(stack.url, 'POST', path, { key: outsider.personal_api_key, body: { tag_name: 'x' } })).status).toBe(403);
+  });
+});
+
+describe('event ingestion restrictions', () => {
+  it('are read over REST and set by admins over GraphQL', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'restrictions');
+    const path = `/api/projects/${own.project_id}/environments/${own.environment_id}/event_ingestion_restrictions/`;
+    expect((await api(stack.url, 'GET', path, { key: own.personal_api_key })).body).toEqual([]);
+    const set = await gql(
+      stack.graphqlUrl,
+      'mutation ($id: Int!) { set_environment_event_ingestion_restriction(id: $id, restriction_type: "drop_event_from_ingestion", distinct_ids: ["bot-1", " bot-1 "], pipelines: ["analytics"]) { restriction_type } }',
+      { id: own.environment_id },
+      own.personal_api_key,
+    );
+    expect(set.errors).toBeUndefined();
+    expect((await api(stack.url, 'GET', path, { key: own.personal_api_key })).body).toEqual([
+      { restriction_type: 'drop_event_from_ingestion', distinct_ids: ['bot-1'], session_ids: [], event_names: [], event_uuids: [], pipelines: ['analytics'] },
+    ]);
+    const badType = await gql(stack.graphqlUrl, 'mutation ($id: Int!) { set_environment_event_ingestion_restriction(id: $id, restriction_type: "everything") { restriction_type } }', { id: own.environment_id }, own.personal_api_key);
+    expect(badType.errors?.[0]?.extensions).toMatchObject({ attr: 'restriction_type', code: 'invalid_choice' });
+    const member = await seedTenant(inject('databaseUrl'), 'restrictionmember');
+    await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, own.organization_id, 1);
+    const denied = await gql(stack.graphqlUrl, 'mutation ($id: Int!) { remove_environment_event_ingestion_restriction(id: $id, restriction_type: "drop_event_from_ingestion") }', { id: own.environment_id }, member.personal_api_key);
+    expect(denied.errors?.[0]?.extensions?.status).toBe(403);
+    expect((await api(stack.url, 'GET', path, { key: member.personal_api_key })).body).toHaveLength(1);
+    expect((await api(stack.url, 'GET', path, { key: outsider.personal_api_key })).status).toBe(403);
+  });
+});

@@ -37,6 +37,9 @@ export const environmentRoutes: RestRoute[] = [
     [
       ['GET', 'settings_as_of', 'Query.environment_settings_as_of'],
       ['GET', 'is_generating_demo_data', 'Query.environment_is_generating_demo_data'],
+      ['GET', 'default_evaluation_tags', 'Query.environment_default_evaluation_tags'],
+      ['GET', 'event_ingestion_restrictions', 'Query.environment_event_ingestion_restrictions'],
+      ['POST', 'default_evaluation_tags', 'Mutation.add_environment_default_evaluation_tag'],
       ['POST', 'generate_conversations_public_token', 'Mutation.generate_environment_conversations_public_token'],
       ['PATCH', 'add_product_intent', 'Mutation.add_environment_product_intent'],
       ['PATCH', 'complete_product_onboarding', 'Mutation.complete_environment_product_onboarding'],
@@ -51,4 +54,12 @@ export const environmentRoutes: RestRoute[] = [
     field,
     integerParams: ['id'],
   })),
+  {
+    method: 'DELETE',
+    path: `${environment}/default_evaluation_tags`,
+    aliases: [`${inProject}/default_evaluation_tags`],
+    field: 'Mutation.remove_environment_default_evaluation_tag',
+    status: 204,
+    integerParams: ['id'],
+  },
 ];

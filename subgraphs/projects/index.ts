@@ -3,6 +3,10 @@ import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
 import { UserStub } from './activity/activity-log.record.js';
 import { ProductIntent } from './intents/product-intent.entity.js';
+import { EvaluationTag } from './evaluation-tags/evaluation-tag.entity.js';
+import { EvaluationTagResolver } from './evaluation-tags/evaluation-tag.resolver.js';
+import { IngestionRestriction } from './ingestion-restrictions/ingestion-restriction.entity.js';
+import { IngestionRestrictionResolver } from './ingestion-restrictions/ingestion-restriction.resolver.js';
 import { Environment } from './environments/environment.entity.js';
 import { EnvironmentResolver } from './environments/environment.resolver.js';
 import { EnvironmentService } from './environments/environment.service.js';
@@ -18,9 +22,9 @@ import { ProjectService } from './projects/project.service.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
-  entities: [Organization, Membership, Project, Environment, ActivityLog, ProductIntent],
+  entities: [Organization, Membership, Project, Environment, ActivityLog, ProductIntent, EvaluationTag, IngestionRestriction],
   migrations,
-  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, MembershipResolver],
+  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver],
   orphanedTypes: [UserStub],
   references: {
     Organization: batchedReference(

@@ -91,6 +91,11 @@ export class EnvironmentService {
     });
   }
 
+  /** The environment entity, for features that hang off it (locked for a change when asked). */
+  async entity(actor: Actor, args: EnvironmentInProjectArgs, lock = false): Promise<Environment> {
+    return (await this.load(actor, args, lock ? LockMode.PESSIMISTIC_WRITE : undefined)).environment;
+  }
+
   private async record(actor: Actor, environment: Environment, organizationId: string): Promise<EnvironmentRecord> {
     const intents = await new ProductIntentService(this.em).byEnvironment([environment.id]);
     return environmentRecord(environment, organizationId, actor, intents.get(environment.id) ?? []);

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122014325_projects extends Migration {
+export class Migration20261122014918_projects extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create schema if not exists "projects";`);
@@ -26,6 +26,12 @@ export class Migration20261122014325_projects extends Migration {
     this.addSql(`create table "projects"."product_intents" ("id" serial primary key, "environment_id" int not null, "product_type" text not null, "contexts" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "onboarding_completed_at" timestamptz null);`);
     this.addSql(`alter table "projects"."product_intents" add constraint "product_intents_environment_id_product_type_unique" unique ("environment_id", "product_type");`);
 
+    this.addSql(`create table "projects"."ingestion_restrictions" ("id" serial primary key, "environment_id" int not null, "restriction_type" text not null, "distinct_ids" jsonb not null, "session_ids" jsonb not null, "event_names" jsonb not null, "event_uuids" jsonb not null, "pipelines" jsonb not null, "created_at" timestamptz not null);`);
+    this.addSql(`alter table "projects"."ingestion_restrictions" add constraint "ingestion_restrictions_environment_id_restriction_type_unique" unique ("environment_id", "restriction_type");`);
+
+    this.addSql(`create table "projects"."default_evaluation_tags" ("id" serial primary key, "environment_id" int not null, "name" text not null, "created_at" timestamptz not null);`);
+    this.addSql(`alter table "projects"."default_evaluation_tags" add constraint "default_evaluation_tags_environment_id_name_unique" unique ("environment_id", "name");`);
+
     this.addSql(`alter table "projects"."memberships" add constraint "memberships_organization_id_foreign" foreign key ("organization_id") references "projects"."organizations" ("id") on update cascade on delete cascade;`);
 
     this.addSql(`alter table "projects"."projects" add constraint "projects_organization_id_foreign" foreign key ("organization_id") references "projects"."organizations" ("id") on update cascade on delete cascade;`);
@@ -33,6 +39,10 @@ export class Migration20261122014325_projects extends Migration {
     this.addSql(`alter table "projects"."environments" add constraint "environments_project_id_foreign" foreign key ("project_id") references "projects"."projects" ("id") on update cascade on delete cascade;`);
 
     this.addSql(`alter table "projects"."product_intents" add constraint "product_intents_environment_id_foreign" foreign key ("environment_id") references "projects"."environments" ("id") on update cascade on delete cascade;`);
+
+    this.addSql(`alter table "projects"."ingestion_restrictions" add constraint "ingestion_restrictions_environment_id_foreign" foreign key ("environment_id") references "projects"."environments" ("id") on update cascade on delete cascade;`);
+
+    this.addSql(`alter table "projects"."default_evaluation_tags" add constraint "default_evaluation_tags_environment_id_foreign" foreign key ("environment_id") references "projects"."environments" ("id") on update cascade on delete cascade;`);
   }
 
   override async down(): Promise<void> {
@@ -43,6 +53,10 @@ export class Migration20261122014325_projects extends Migration {
     this.addSql(`alter table "projects"."environments" drop constraint "environments_project_id_foreign";`);
 
     this.addSql(`alter table "projects"."product_intents" drop constraint "product_intents_environment_id_foreign";`);
+
+    this.addSql(`alter table "projects"."ingestion_restrictions" drop constraint "ingestion_restrictions_environment_id_foreign";`);
+
+    this.addSql(`alter table "projects"."default_evaluation_tags" drop constraint "default_evaluation_tags_environment_id_foreign";`);
 
     this.addSql(`drop table if exists "projects"."activity_log" cascade;`);
 
@@ -55,6 +69,10 @@ export class Migration20261122014325_projects extends Migration {
     this.addSql(`drop table if exists "projects"."environments" cascade;`);
 
     this.addSql(`drop table if exists "projects"."product_intents" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."ingestion_restrictions" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."default_evaluation_tags" cascade;`);
 
     this.addSql(`drop schema if exists "projects";`);
   }
