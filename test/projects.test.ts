@@ -360,3 +360,25 @@ describe('event ingestion restrictions', () => {
     expect((await api(stack.url, 'GET', path, { key: outsider.personal_api_key })).status).toBe(403);
   });
 });
+
+describe('change_organization', () => {
+  it('moves a project with its environments for an admin of both organizations', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'mover');
+    const target = await seedTenant(inject('databaseUrl'), 'target');
+    const path = `${projects(own)}${own.project_id}/change_organization/`;
+    const notAdminThere = await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { organization_id: target.organization_id } });
+    expect(notAdminThere.status).toBe(403);
+    expect(notAdminThere.body.detail).toBe('You must be an admin of both the source and target organizations to move a project.');
+    const same = await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { organization_id: own.organization_id } });
+    expect(same.body).toMatchObject({ type: 'validation_error', detail: 'Project is already in the target organization.' });
+
+    await addMember(inject('databaseUrl'), stack.url, own.personal_api_key, target.organization_id, 8);
+    const moved = await api(stack.url, 'POST', path, { key: own.personal_api_key, body: { organization_id: target.organization_id } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.organization).toBe(target.organization_id);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api(stack.url, 'GET', `${projects(target)}${own.project_id}/`, { key: target.personal_api_key })).status).toBe(200);
+    expect((await api(stack.url, 'GET', `/api/environments/${own.environment_id}/`, { key: target.personal_api_key })).body.organization).toBe(target.organization_id);
+    expect((await api(stack.url, 'GET', `${projects(own)}${own.project_id}/`, { key: own.personal_api_key })).status).toBe(404);
+  });
+});

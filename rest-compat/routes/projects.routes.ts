@@ -10,6 +10,13 @@ export const projectRoutes: RestRoute[] = [
   { method: 'PATCH', path: `${projects}/:id`, field: 'Mutation.update_project', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/add_product_intent`, field: 'Mutation.add_project_product_intent', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/complete_product_onboarding`, field: 'Mutation.complete_project_product_onboarding', integerParams: ['id'] },
+  {
+    method: 'POST',
+    // The body's organization_id is the target; the path's organization is the source.
+    path: '/organizations/:source_organization_id/projects/:id/change_organization',
+    field: 'Mutation.change_project_organization',
+    integerParams: ['id'],
+  },
   { method: 'GET', path: `${projects}/:id/is_generating_demo_data`, field: 'Query.project_is_generating_demo_data', integerParams: ['id'] },
   {
     method: 'POST',

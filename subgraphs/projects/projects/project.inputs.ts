@@ -39,6 +39,19 @@ export class ProjectIntentArgs extends ProjectArgs {
   intent_context?: string;
 }
 
+/** Moves a project: the path names the source organization, the body the target (as PostHog's clients send it). */
+@ArgsType()
+export class ChangeOrganizationArgs {
+  @Field(() => ID, { nullable: true, description: 'The organization the project is in now.' })
+  source_organization_id?: string;
+
+  @Field(() => Int)
+  id!: number;
+
+  @Field(() => ID, { description: 'The organization to move it to.' })
+  organization_id!: string;
+}
+
 /** Name and settings of a new project; settings not given take their defaults. */
 @ArgsType()
 export class CreateProjectArgs {

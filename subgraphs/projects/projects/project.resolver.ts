@@ -2,7 +2,15 @@ import { Args, Authorized, Ctx, Mutation, ObjectType, Query, Resolver } from 'ty
 import type { SubgraphContext } from '../../shared/context.js';
 import { Paginated } from '../../shared/pagination.js';
 import { ActivityLogList } from '../activity/activity-log.record.js';
-import { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, ProjectIntentArgs, UpdateProjectArgs } from './project.inputs.js';
+import {
+  ChangeOrganizationArgs,
+  CreateProjectArgs,
+  ListProjectsArgs,
+  ProjectActivityArgs,
+  ProjectArgs,
+  ProjectIntentArgs,
+  UpdateProjectArgs,
+} from './project.inputs.js';
 import { DemoDataStatus } from './demo-data.record.js';
 import { ProjectRecord } from './project.record.js';
 import { ProjectService } from './project.service.js';
@@ -42,6 +50,12 @@ export class ProjectResolver {
   })
   update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new ProjectService(em).update(actor, args);
+  }
+
+  @Authorized('project:write')
+  @Mutation(() => ProjectRecord, { description: 'Moves the project and all its environments to another organization (admin of both).' })
+  change_project_organization(@Args() args: ChangeOrganizationArgs, @Ctx() { actor, em }: SubgraphContext) {
+    return new ProjectService(em).changeOrganization(actor, args);
   }
 
   @Authorized('project:read')

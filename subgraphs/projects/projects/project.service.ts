@@ -2,7 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { belongsTo, requireOrganization } from '../../shared/auth/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
-import { NotFoundError } from '../../shared/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
@@ -18,7 +18,15 @@ import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import type { ActivityLogRecord } from '../activity/activity-log.record.js';
-import type { CreateProjectArgs, ListProjectsArgs, ProjectActivityArgs, ProjectArgs, ProjectIntentArgs, UpdateProjectArgs } from './project.inputs.js';
+import type {
+  ChangeOrganizationArgs,
+  CreateProjectArgs,
+  ListProjectsArgs,
+  ProjectActivityArgs,
+  ProjectArgs,
+  ProjectIntentArgs,
+  UpdateProjectArgs,
+} from './project.inputs.js';
 import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
@@ -100,6 +108,32 @@ export class ProjectService {
     return this.withPrimaryLocked(actor, args, (em, project, environment) =>
       new ConversationsService(em).generatePublicToken(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }),
     );
+  }
+
+  /**
+   * Moves a project, and so all its environments, to another organization; the caller must be an
+   * admin of both. Logged as a change of the project's organization.
+   */
+  async changeOrganization(actor: Actor, args: ChangeOrganizationArgs): Promise<ProjectRecord> {
+    return this.withPrimaryLocked(actor, { id: args.id, organization_id: args.source_organization_id }, async (em, project) => {
+      const source = project.organization.id;
+      const target = args.organization_id;
+      const admin = (organization: string) => (actor.organizations[organization] ?? 0) >= MembershipLevel.admin;
+      if (!isUuid(target) || !admin(source) || !admin(target)) {
+        throw new ForbiddenError('You must be an admin of both the source and target organizations to move a project.');
+      }
+      if (source === target) throw new ValidationError('Project is already in the target organization.', 'organization_id');
+      project.organization = em.getReference(Organization, target);
+      new ActivityLogService(em).record(actor, {
+        organization_id: target,
+        project_id: project.id,
+        environment_id: project.id,
+        scope: 'Project',
+        activity: 'updated',
+        item_name: project.name,
+        changes: [{ type: 'Project', action: 'changed', field: 'organization', before: source, after: target }],
+      });
+    });
   }
 
   /** Whether demo data is being generated for a project the actor reaches (never: there is no generator). */
