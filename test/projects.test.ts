@@ -382,3 +382,40 @@ describe('change_organization', () => {
     expect((await api(stack.url, 'GET', `${projects(own)}${own.project_id}/`, { key: own.personal_api_key })).status).toBe(404);
   });
 });
+
+describe('tenant isolation: every project and environment action', () => {
+  it.each([
+    ['PATCH', 'project', 'add_product_intent', { product_type: 'surveys' }],
+    ['PATCH', 'project', 'complete_product_onboarding', { product_type: 'surveys' }],
+    ['POST', 'project', 'generate_conversations_public_token', {}],
+    ['GET', 'project', 'is_generating_demo_data', undefined],
+    ['GET', 'project', 'activity', undefined],
+    ['PATCH', 'project', 'reset_token', {}],
+    ['PATCH', 'project', 'rotate_secret_token', {}],
+    ['PATCH', 'project', 'delete_secret_token_backup', {}],
+    ['POST', 'project', 'change_organization', { organization_id: 'OUTSIDER_ORG' }],
+    ['PATCH', 'environment', 'add_product_intent', { product_type: 'surveys' }],
+    ['PATCH', 'environment', 'complete_product_onboarding', { product_type: 'surveys' }],
+    ['POST', 'environment', 'generate_conversations_public_token', {}],
+    ['GET', 'environment', 'is_generating_demo_data', undefined],
+    ['GET', 'environment', 'settings_as_of', undefined],
+    ['GET', 'environment', 'default_evaluation_tags', undefined],
+    ['POST', 'environment', 'default_evaluation_tags', { tag_name: 'x' }],
+    ['DELETE', 'environment', 'default_evaluation_tags', { tag_name: 'x' }],
+    ['GET', 'environment', 'event_ingestion_restrictions', undefined],
+    ['PATCH', 'environment', 'reset_token', {}],
+    ['PATCH', 'environment', 'rotate_secret_token', {}],
+    ['PATCH', 'environment', 'delete_secret_token_backup', {}],
+  ] as const)('%s %s/%s: refused, and the owner\'s records are unchanged', async (method, kind, action, body) => {
+    const project = `${projects(owner)}${owner.project_id}`;
+    const environment = `/api/projects/${owner.project_id}/environments/${owner.environment_id}`;
+    const query = action === 'settings_as_of' ? '?at=2026-01-01T00:00:00Z' : '';
+    const before = [(await api(stack.url, 'GET', `${project}/`, { key: owner.personal_api_key })).body, (await api(stack.url, 'GET', `${environment}/`, { key: owner.personal_api_key })).body];
+    const sent = body && 'organization_id' in body ? { organization_id: outsider.organization_id } : body;
+    const response = await api(stack.url, method, `${kind === 'project' ? project : environment}/${action}/${query}`, { key: outsider.personal_api_key, body: sent });
+    expect([403, 404]).toContain(response.status);
+    expect(Object.keys(response.body).sort()).toEqual(['attr', 'code', 'detail', 'type']);
+    const after = [(await api(stack.url, 'GET', `${project}/`, { key: owner.personal_api_key })).body, (await api(stack.url, 'GET', `${environment}/`, { key: owner.personal_api_key })).body];
+    expect(after).toEqual(before);
+  });
+});
