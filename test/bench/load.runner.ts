@@ -15,26 +15,48 @@ export interface LoadTarget {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** Whether an answer's body is right; by default, a GraphQL answer with `results` and no `errors`. */
+  verifyBody?: (body: string) => boolean;
+}
+
+/** How hard a run drives its target. */
+export interface LoadShape {
+  connections: number;
+  seconds: number;
+}
+
+/** Latency percentiles in milliseconds, nearest rank over every 2xx answer's own timing. */
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
 }
 
 export interface LoadFigures {
   requestsPerSecond: number;
+  /** autocannon's p99, from its histogram (whole milliseconds). */
   p99Ms: number;
+  /** From the timing of each 2xx answer (fractional ms): autocannon's histogram has no p95. */
+  latency: Percentiles;
   requests: number;
   non2xx: number;
   /** Connection errors (timeouts included). */
   errors: number;
   timeouts: number;
-  /** Answers, of any status, that carry GraphQL errors or no `results`. */
+  /** Answers, of any status, whose body fails the target's check. */
   badBodies: number;
   /** A few bodies that failed the check, to quote when the run fails. */
   samples: string[];
 }
 
 /** A short warm-up (JIT, connection pools, query-plan caches), then the measured run. */
-export async function measure(target: LoadTarget): Promise<{ warmup: LoadFigures; run: LoadFigures }> {
-  const warmup = await load(target, WARMUP_SECONDS);
-  const run = await load(target, MEASURE_SECONDS);
+export async function measure(
+  target: LoadTarget,
+  shape: LoadShape = { connections: CONNECTIONS, seconds: MEASURE_SECONDS },
+): Promise<{ warmup: LoadFigures; run: LoadFigures }> {
+  const warmup = await load(target, { ...shape, seconds: WARMUP_SECONDS });
+  const run = await load(target, shape);
   return { warmup, run };
 }
 
@@ -43,26 +65,39 @@ export function failed(figures: LoadFigures): boolean {
   return figures.non2xx + figures.errors + figures.timeouts + figures.badBodies > 0;
 }
 
-async function load(target: LoadTarget, seconds: number): Promise<LoadFigures> {
+// A GraphQL failure answers 200 with `errors`: status codes alone would call it a success.
+const graphqlBody = (text: string) => text.includes('"results"') && !text.includes('"errors"');
+
+async function load(target: LoadTarget, shape: LoadShape): Promise<LoadFigures> {
   const samples: string[] = [];
-  const result = await autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    body: target.body,
-    connections: CONNECTIONS,
-    duration: seconds,
-    // A GraphQL failure answers 200 with `errors`: status codes alone would call it a success.
-    verifyBody: (body) => {
-      const text = String(body ?? '');
-      const ok = text.includes('"results"') && !text.includes('"errors"');
-      if (!ok && samples.length < KEPT_FAILURES) samples.push(text.slice(0, 500));
-      return ok;
-    },
+  const timings: number[] = [];
+  const verify = target.verifyBody ?? graphqlBody;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: target.method,
+        headers: target.headers,
+        body: target.body,
+        connections: shape.connections,
+        duration: shape.seconds,
+        verifyBody: (body) => {
+          const text = String(body ?? '');
+          const ok = verify(text);
+          if (!ok && samples.length < KEPT_FAILURES) samples.push(text.slice(0, 500));
+          return ok;
+        },
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    instance.on('response', (_client, status, _bytes, milliseconds) => {
+      if (status >= 200 && status < 300) timings.push(milliseconds);
+    });
   });
   return {
     requestsPerSecond: result.requests.average,
     p99Ms: result.latency.p99,
+    latency: percentiles(timings),
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -70,4 +105,11 @@ async function load(target: LoadTarget, seconds: number): Promise<LoadFigures> {
     badBodies: result.mismatches,
     samples,
   };
+}
+
+/** Nearest-rank percentiles (the smallest timing with at least p% of timings at or below it). */
+export function percentiles(timings: number[]): Percentiles {
+  const sorted = Float64Array.from(timings).sort();
+  const rank = (p: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!);
+  return { p50: rank(50), p90: rank(90), p95: rank(95), p99: rank(99) };
 }

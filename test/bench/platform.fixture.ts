@@ -40,7 +40,12 @@ export function platformEnv(settings: { databaseUrl: string; secretKey: string; 
   };
 }
 
-/** Starts `node dist/router/main.js` and waits for "platform listening", noting each subgraph's URL. */
+const READY_LINE = /^Analytics platform listening on (\S+)$/;
+
+/**
+ * Starts `node dist/router/main.js` and waits for "platform listening", noting each subgraph's URL
+ * (logged at LOG_LEVEL=info only).
+ */
 export async function startPlatform(root: string, env: NodeJS.ProcessEnv): Promise<RunningPlatform> {
   const port = await freePort();
   const child = BenchChild.start('the platform', resolve(root, 'dist/router/main.js'), [], { cwd: root, env: { ...env, PORT: String(port) } });
@@ -49,7 +54,9 @@ export async function startPlatform(root: string, env: NodeJS.ProcessEnv): Promi
     const url = await child.waitFor((line) => {
       const record = logRecord(line);
       if (record?.msg === 'subgraph listening') subgraphUrls[String(record.subgraph)] = String(record.url);
-      return record?.msg === 'platform listening' ? String(record.url) : undefined;
+      if (record?.msg === 'platform listening') return String(record.url);
+      // Below LOG_LEVEL=info there is no log record, only the line the router prints for people.
+      return READY_LINE.exec(line)?.[1];
     });
     return { child, url, subgraphUrls };
   } catch (error) {
@@ -58,12 +65,25 @@ export async function startPlatform(root: string, env: NodeJS.ProcessEnv): Promi
   }
 }
 
+/** What the bootstrap CLI prints. */
+export interface Bootstrapped {
+  personal_api_key: string;
+  organization_id: string;
+  project_id: number;
+  environment_id: number;
+}
+
+/** A user, an organization they own, a project named `projectName` and a `*` key, from the bootstrap CLI. */
+export async function bootstrap(root: string, env: NodeJS.ProcessEnv, projectName: string): Promise<Bootstrapped> {
+  const cli = resolve(root, 'dist/subgraphs/cli/bootstrap.cli.js');
+  const args = ['--email', 'bench@example.test', '--password', 'correct horse battery staple', '--project', projectName];
+  const { stdout } = await run(process.execPath, [cli, ...args], { cwd: root, env });
+  return JSON.parse(stdout) as Bootstrapped;
+}
+
 /** A user, organization, project and `*` key from the bootstrap CLI, then configs through REST. */
 export async function seed(root: string, env: NodeJS.ProcessEnv, platformUrl: string): Promise<Seed> {
-  const cli = resolve(root, 'dist/subgraphs/cli/bootstrap.cli.js');
-  const args = ['--email', 'bench@example.test', '--password', 'correct horse battery staple', '--project', PROJECT_NAME];
-  const { stdout } = await run(process.execPath, [cli, ...args], { cwd: root, env });
-  const result = JSON.parse(stdout) as { personal_api_key: string; environment_id: number };
+  const result = await bootstrap(root, env, PROJECT_NAME);
   const seeded = { ...result, project_name: PROJECT_NAME };
   for (let index = 0; index < CONFIG_COUNT; index += 1) await createConfig(platformUrl, seeded, index);
   return seeded;

@@ -1,7 +1,7 @@
-import { Authorized, Directive, Field, ID, Int, ObjectType } from 'type-graphql';
-import { ProductIntentRecord } from '../intents/product-intent.record.js';
+import { Authorized, Directive, Field, Int, ObjectType } from 'type-graphql';
 import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
+import { TeamRecord } from '../team.record.js';
 
 /**
  * An environment as callers read it: identity, tokens and every setting (API document section 2,
@@ -9,55 +9,17 @@ import { declareSettingFields } from '../settings/settings.fields.js';
  */
 @ObjectType('Environment')
 @Directive('@key(fields: "id")')
-export class EnvironmentRecord {
+export class EnvironmentRecord extends TeamRecord {
   @Field(() => Int)
   id!: number;
-
-  @Authorized('project:read')
-  @Field()
-  uuid!: string;
 
   @Authorized('project:read')
   @Field(() => Int, { description: 'The project this environment belongs to.' })
   project_id!: number;
 
   @Authorized('project:read')
-  @Field(() => ID, { description: 'The organization id.' })
-  organization!: string;
-
-  @Authorized('project:read')
   @Field()
   name!: string;
-
-  @Authorized('project:read')
-  @Field({ description: 'The project API token (`phc_`), used by SDKs and /batch/.' })
-  api_token!: string;
-
-  @Authorized('project:read')
-  @Field(() => String, { nullable: true, description: 'The secret token (`phs_`) for server-side feature flag evaluation.' })
-  secret_api_token!: string | null;
-
-  @Authorized('project:read')
-  @Field(() => String, { nullable: true, description: 'The previous secret token, valid until deleted.' })
-  secret_api_token_backup!: string | null;
-
-  @Authorized('project:read')
-  @Field(() => [ProductIntentRecord], { description: 'Products its users said they want, and onboarding completed.' })
-  product_intents!: ProductIntentRecord[];
-
-  @Authorized('project:read')
-  @Field(() => Int, { nullable: true, description: 'The caller\'s level: 1 member, 8 admin, 15 owner.' })
-  effective_membership_level!: number | null;
-
-  @Authorized('project:read')
-  @Field()
-  created_at!: Date;
-
-  @Authorized('project:read')
-  @Field()
-  updated_at!: Date;
-
-  [setting: string]: unknown;
 }
 
 declareSettingFields(EnvironmentRecord, SETTING_NAMES, 'record');
