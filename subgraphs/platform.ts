@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { subgraphs as allSubgraphs } from './index.js';
 import { projectsFacade, type BootstrapResult } from './projects/facade.js';
 import { accountsFacade } from './accounts/facade.js';
+import { startDeletionWorker, type DeletionWorker } from './deletion.worker.js';
 import { ActorSigner } from './shared/auth/actor.js';
 import { ConfigError, type Config } from './shared/config.js';
 import { openDatabase, type Database } from './shared/db/database.js';
@@ -19,6 +20,8 @@ import { serveSubgraph, type ServedSubgraph } from './shared/subgraph/serve.js';
 export interface RunningSubgraphs {
   /** subgraph name → `http://127.0.0.1:<port>/graphql` */
   urls: Record<string, string>;
+  /** Set where the projects subgraph runs. */
+  deletions?: DeletionWorker;
   database: Database;
   pubsub: PubSub;
   /** True when the database answers. */
@@ -43,8 +46,12 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   const database = await openDatabase(config, log);
   const orms = new Map<SubgraphDefinition, Orm>();
   const served: ServedSubgraph[] = [];
+  const cleanupOrms: Orm[] = [];
   let pubsub: PubSub | undefined;
+  let deletions: DeletionWorker | undefined;
   const stop = async () => {
+    await deletions?.stop();
+    await Promise.allSettled(cleanupOrms.map((orm) => orm.close()));
     await Promise.allSettled(served.map((subgraph) => subgraph.close()));
     await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
     await pubsub?.close();
@@ -60,6 +67,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
       await migrate(definition, orm, log);
     }
     if (database.embedded) await bootstrapFirstStart(config, orms, log);
+    deletions = await startDeletions(orms, database.url, cleanupOrms, log);
     const signer = new ActorSigner(config.SECRET_KEY);
     for (const [definition, orm] of orms) {
       const runtime = { definition, orm, pubsub, signer, log: log.child({ subgraph: definition.name }) };
@@ -72,6 +80,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   const anyOrm = orms.values().next().value as Orm;
   const events = pubsub;
   return {
+    deletions,
     urls: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.url])),
     database,
     pubsub,
@@ -84,6 +93,26 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
         .catch(() => false),
     stop,
   };
+}
+
+/**
+ * Where the projects subgraph runs, so does its deletion worker; it reaches every subgraph that
+ * keeps environment data, through that subgraph's ORM (opened for the purpose when the subgraph
+ * runs in another process).
+ */
+async function startDeletions(orms: Map<SubgraphDefinition, Orm>, url: string, opened: Orm[], log: Logger): Promise<DeletionWorker | undefined> {
+  const projectsOrm = [...orms].find(([definition]) => definition.name === 'projects')?.[1];
+  if (!projectsOrm) return undefined;
+  const cleaners = [];
+  for (const definition of allSubgraphs.filter((candidate) => candidate.deleteEnvironmentData)) {
+    let orm = orms.get(definition);
+    if (!orm) {
+      orm = await openOrm(definition, url, 1);
+      opened.push(orm);
+    }
+    cleaners.push({ definition, orm });
+  }
+  return startDeletionWorker(projectsOrm, cleaners, log);
 }
 
 async function connectRedis(url: string, prefix: string, log: Logger): Promise<PubSub> {

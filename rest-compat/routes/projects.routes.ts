@@ -8,6 +8,7 @@ export const projectRoutes: RestRoute[] = [
   { method: 'POST', path: projects, field: 'Mutation.create_project', status: 201 },
   { method: 'GET', path: `${projects}/:id`, field: 'Query.project', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id`, field: 'Mutation.update_project', integerParams: ['id'] },
+  { method: 'DELETE', path: `${projects}/:id`, field: 'Mutation.delete_project', status: 204, integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/add_product_intent`, field: 'Mutation.add_project_product_intent', integerParams: ['id'] },
   { method: 'PATCH', path: `${projects}/:id/complete_product_onboarding`, field: 'Mutation.complete_project_product_onboarding', integerParams: ['id'] },
   {

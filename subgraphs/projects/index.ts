@@ -3,6 +3,7 @@ import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
 import { UserStub } from './activity/activity-log.record.js';
 import { ProductIntent } from './intents/product-intent.entity.js';
+import { DeletionJob } from './deletion/deletion-job.entity.js';
 import { EvaluationTag } from './evaluation-tags/evaluation-tag.entity.js';
 import { EvaluationTagResolver } from './evaluation-tags/evaluation-tag.resolver.js';
 import { IngestionRestriction } from './ingestion-restrictions/ingestion-restriction.entity.js';
@@ -22,7 +23,7 @@ import { ProjectService } from './projects/project.service.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
-  entities: [Organization, Membership, Project, Environment, ActivityLog, ProductIntent, EvaluationTag, IngestionRestriction],
+  entities: [Organization, Membership, Project, Environment, ActivityLog, ProductIntent, EvaluationTag, IngestionRestriction, DeletionJob],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver],
   orphanedTypes: [UserStub],

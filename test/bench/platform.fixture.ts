@@ -71,6 +71,7 @@ export interface Bootstrapped {
   organization_id: string;
   project_id: number;
   environment_id: number;
+  project_api_key: string;
 }
 
 /** A user, an organization they own, a project named `projectName` and a `*` key, from the bootstrap CLI. */

@@ -104,7 +104,7 @@ export class EnvironmentService {
   /** An environment the actor reaches (in the project given, if any); another project's is "not found". */
   private async load(actor: Actor, args: EnvironmentInProjectArgs, lockMode?: LockMode): Promise<{ environment: Environment; organizationId: string }> {
     const { organization_id: organizationId } = requireEnvironment(actor, args.id);
-    const environment = await this.em.findOne(Environment, { id: args.id }, lockMode ? { lockMode } : {});
+    const environment = await this.em.findOne(Environment, { id: args.id, project: { deleted_at: null } }, lockMode ? { lockMode } : {});
     if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
     return { environment, organizationId };
   }

@@ -13,7 +13,7 @@ export class MembershipService {
       connection.execute<{ id: number; project_id: number; organization_id: string }[]>(
         `select e.id, e.project_id, p.organization_id
            from projects.memberships m
-           join projects.projects p on p.organization_id = m.organization_id
+           join projects.projects p on p.organization_id = m.organization_id and p.deleted_at is null
            join projects.environments e on e.project_id = p.id
           where m.user_id = ?`,
         [userId],

@@ -1,7 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import { Migration20261122014918_projects } from './Migration20261122014918_projects.js';
+import { Migration20261122015800_projects } from './Migration20261122015800_projects.js';
 
 /** Every migration of this subgraph, oldest first (generated files, committed). */
 export const migrations: MigrationObject[] = [
-  { name: 'Migration20261122014918_projects', class: Migration20261122014918_projects },
+  { name: 'Migration20261122015800_projects', class: Migration20261122015800_projects },
 ];

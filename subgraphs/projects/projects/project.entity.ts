@@ -24,4 +24,8 @@ export class Project {
 
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
   updated_at: Date = new Date();
+
+  /** Set when the project is deleted: it is gone for callers at once, its data a little later. */
+  @Property({ type: 'timestamptz', nullable: true })
+  deleted_at: Date | null = null;
 }

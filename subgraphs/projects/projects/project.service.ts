@@ -8,6 +8,7 @@ import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
 import { ConversationsService } from '../settings/conversations.service.js';
+import { DeletionService } from '../deletion/deletion.service.js';
 import { NOT_GENERATING, type DemoDataStatus } from './demo-data.record.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
 import { Environment } from '../environments/environment.entity.js';
@@ -40,6 +41,7 @@ export class ProjectService {
     const window = pageWindow(args);
     const where = {
       organization: args.organization_id,
+      deleted_at: null,
       ...(args.search ? { name: { $ilike: `%${escapeLike(args.search)}%` } } : {}),
     };
     const [projects, count] = await this.em.findAndCount(Project, where, { orderBy: { id: 'desc' }, ...window });
@@ -55,7 +57,7 @@ export class ProjectService {
   async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, ProjectRecord>> {
     const reachable = new Set(Object.values(actor.environments).map((environment) => environment.project_id));
     const allowed = ids.filter((id) => reachable.has(id));
-    const projects = allowed.length > 0 ? await this.em.find(Project, { id: { $in: allowed } }) : [];
+    const projects = allowed.length > 0 ? await this.em.find(Project, { id: { $in: allowed }, deleted_at: null }) : [];
     const records = await this.records(actor, projects);
     return new Map(records.map((record) => [record.id, record]));
   }
@@ -136,6 +138,29 @@ export class ProjectService {
     });
   }
 
+  /**
+   * Deletes a project (an admin, with project:write): gone for callers at once; its environments
+   * and their data in every subgraph are removed by a durable background job.
+   */
+  async delete(actor: Actor, args: ProjectArgs): Promise<void> {
+    await this.withPrimaryLocked(actor, args, async (em, project) => {
+      if ((actor.organizations[project.organization.id] ?? 0) < MembershipLevel.admin) {
+        throw new ForbiddenError('You must be an admin of the organization to delete a project.');
+      }
+      project.deleted_at = new Date();
+      await new DeletionService(em).enqueue(project);
+      new ActivityLogService(em).record(actor, {
+        organization_id: project.organization.id,
+        project_id: project.id,
+        environment_id: project.id,
+        scope: 'Project',
+        activity: 'deleted',
+        item_name: project.name,
+        changes: [{ type: 'Project', action: 'deleted', field: null, before: null, after: null }],
+      });
+    });
+  }
+
   /** Whether demo data is being generated for a project the actor reaches (never: there is no generator). */
   async demoDataStatus(actor: Actor, args: ProjectArgs): Promise<DemoDataStatus> {
     await this.reachable(actor, args.id, args.organization_id);
@@ -191,7 +216,7 @@ export class ProjectService {
   /** A project the actor reaches (in the organization given, if any); anything else is "not found". */
   private async reachable(actor: Actor, id: number, organizationId?: string): Promise<Project> {
     const reachable = Object.values(actor.environments).some((environment) => environment.project_id === id);
-    const project = reachable ? await this.em.findOne(Project, { id }) : null;
+    const project = reachable ? await this.em.findOne(Project, { id, deleted_at: null }) : null;
     if (!project || (organizationId !== undefined && project.organization.id !== organizationId)) throw new NotFoundError();
     return project;
   }

@@ -15,6 +15,9 @@ export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, pool
     driver: PostgreSqlDriver,
     clientUrl,
     schema: schemaOf(subgraph),
+    // Each subgraph's ORM keeps its own transaction context: work on one subgraph's EntityManager
+    // inside another's transaction must not be routed into that transaction.
+    contextName: subgraph.name,
     entities: subgraph.entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],

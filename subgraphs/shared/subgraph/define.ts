@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NonEmptyArray } from 'type-graphql';
 import type { SubgraphContext } from '../context.js';
 
@@ -18,6 +19,11 @@ export interface SubgraphDefinition {
   /** Types reachable only through `_entities` (stubs of other subgraphs' entities). */
   orphanedTypes?: Function[];
   references?: Record<string, ReferenceResolver>;
+  /**
+   * Removes this subgraph's data of deleted environments (called by the durable deletion job of
+   * the projects subgraph, with this subgraph's own EntityManager); must be safe to repeat.
+   */
+  deleteEnvironmentData?: (em: EntityManager, environmentIds: number[]) => Promise<void>;
 }
 
 export function defineSubgraph(definition: SubgraphDefinition): SubgraphDefinition {

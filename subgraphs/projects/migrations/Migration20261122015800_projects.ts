@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122014918_projects extends Migration {
+export class Migration20261122015800_projects extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create schema if not exists "projects";`);
@@ -8,13 +8,16 @@ export class Migration20261122014918_projects extends Migration {
     this.addSql(`create index "activity_log_project_id_created_at_index" on "projects"."activity_log" ("project_id", "created_at");`);
     this.addSql(`create index "activity_log_environment_id_created_at_index" on "projects"."activity_log" ("environment_id", "created_at");`);
 
+    this.addSql(`create table "projects"."deletion_jobs" ("id" serial primary key, "project_id" int not null, "environment_ids" jsonb not null, "attempts" int not null default 0, "last_error" text null, "created_at" timestamptz not null, "finished_at" timestamptz null);`);
+    this.addSql(`create index "deletion_jobs_finished_at_id_index" on "projects"."deletion_jobs" ("finished_at", "id");`);
+
     this.addSql(`create table "projects"."organizations" ("id" uuid not null, "name" text not null, "created_at" timestamptz not null, constraint "organizations_pkey" primary key ("id"));`);
 
     this.addSql(`create table "projects"."memberships" ("id" serial primary key, "organization_id" uuid not null, "user_id" int not null, "level" smallint not null, "created_at" timestamptz not null);`);
     this.addSql(`create index "memberships_user_id_index" on "projects"."memberships" ("user_id");`);
     this.addSql(`alter table "projects"."memberships" add constraint "memberships_organization_id_user_id_unique" unique ("organization_id", "user_id");`);
 
-    this.addSql(`create table "projects"."projects" ("id" int not null, "uuid" uuid not null, "organization_id" uuid not null, "name" text not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "projects_pkey" primary key ("id"));`);
+    this.addSql(`create table "projects"."projects" ("id" int not null, "uuid" uuid not null, "organization_id" uuid not null, "name" text not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "deleted_at" timestamptz null, constraint "projects_pkey" primary key ("id"));`);
     this.addSql(`alter table "projects"."projects" add constraint "projects_uuid_unique" unique ("uuid");`);
     this.addSql(`create index "projects_organization_id_index" on "projects"."projects" ("organization_id");`);
 
@@ -59,6 +62,8 @@ export class Migration20261122014918_projects extends Migration {
     this.addSql(`alter table "projects"."default_evaluation_tags" drop constraint "default_evaluation_tags_environment_id_foreign";`);
 
     this.addSql(`drop table if exists "projects"."activity_log" cascade;`);
+
+    this.addSql(`drop table if exists "projects"."deletion_jobs" cascade;`);
 
     this.addSql(`drop table if exists "projects"."organizations" cascade;`);
 

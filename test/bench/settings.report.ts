@@ -1,0 +1,50 @@
+import { appendFileSync } from 'node:fs';
+import type { LoadFigures, LoadShape, LoadTarget } from './load.runner.js';
+import { machine } from './results.report.js';
+
+/** The issue's target for both endpoints, through REST. */
+export const TARGET_P95_MS = 20;
+
+export interface ShapedRun {
+  target: LoadTarget;
+  shape: LoadShape;
+  run: LoadFigures;
+}
+
+const ms = (value: number) => value.toFixed(1);
+
+/** Whether a run's p95 is under the target: printed, never a failure. */
+export function meetsTarget(run: LoadFigures): boolean {
+  return run.latency.p95 < TARGET_P95_MS;
+}
+
+export function settingsTable(measured: ShapedRun[]): string {
+  const rows = measured.map(
+    ({ target, shape, run }) =>
+      `| ${target.label} | ${shape.connections} | ${run.requestsPerSecond.toFixed(0)} | ${ms(run.latency.p50)} | ${ms(run.latency.p95)} | ${ms(run.latency.p99)} | ${run.requests} | ${run.non2xx} | ${meetsTarget(run) ? 'met' : 'not met'} |`,
+  );
+  return [
+    `| case | connections | requests/s | p50 (ms) | p95 (ms) | p99 (ms) | requests | non-2xx | p95 < ${TARGET_P95_MS} ms |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ].join('\n');
+}
+
+/** Appends one dated section to the shared results file (the router benchmark's sections stay). */
+export function appendSettingsResults(file: string, measured: ShapedRun[], run: { seconds: number; startLoad: number; code: string; seed: string }): void {
+  const section = [
+    '',
+    `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — settings_as_of and project list (settings.bench.ts)`,
+    '',
+    `Machine: ${machine()}. Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
+    `Run with \`npm run --silent build && node dist/test/bench/settings.bench.js\`. ${run.seed}`,
+    `Through REST on the platform (\`node dist/router/main.js\`, LOG_LEVEL=warn); autocannon in the bench process,`,
+    `${run.seconds} s per case and load after a 3 s warm-up; 1 connection is one request at a time. Percentiles are`,
+    `nearest-rank over the timing of every 2xx answer (autocannon's \`response\` event, fractional ms; its own`,
+    `histogram has no p95). Every answer was checked byte for byte against one verified before the load.`,
+    '',
+    settingsTable(measured),
+    '',
+  ];
+  appendFileSync(file, section.join('\n'));
+}

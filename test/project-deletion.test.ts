@@ -1,0 +1,84 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { subgraphNamed } from '../subgraphs/index.js';
+import { startDeletionWorker } from '../subgraphs/deletion.worker.js';
+import { ormOptions } from '../subgraphs/shared/db/orm.js';
+import { createLogger } from '../subgraphs/shared/logger.js';
+import { api } from './kit/http.js';
+import { addMember, seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+let stack: Stack;
+let db: pg.Client;
+
+const count = async (sql: string, id: number) => Number((await db.query(sql, [id])).rows[0].count);
+const projectRows = (id: number) => count('select count(*) from projects.projects where id = $1', id);
+const environmentRows = (id: number) => count('select count(*) from projects.environments where project_id = $1', id);
+const configRows = (id: number) => count('select count(*) from customer_profiles.customer_profile_configs where environment_id = $1', id);
+
+async function withConfig(tenant: Tenant): Promise<void> {
+  const created = await api(stack.url, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, { key: tenant.personal_api_key, body: { scope: 'person' } });
+  expect(created.status).toBe(201);
+}
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  db = new pg.Client({ connectionString: inject('databaseUrl') });
+  await db.connect();
+});
+afterAll(async () => {
+  await db?.end();
+  await stack?.stop();
+});
+
+describe('DELETE a project', () => {
+  it('answers 204, hides the project at once, and removes it and its data in the background', async () => {
+    const tenant = await seedTenant(inject('databaseUrl'), 'delete');
+    await withConfig(tenant);
+    const path = `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`;
+    const deleted = await api(stack.url, 'DELETE', path, { key: tenant.personal_api_key });
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    expect((await api(stack.url, 'GET', path, { key: tenant.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'GET', `/api/organizations/${tenant.organization_id}/projects/`, { key: tenant.personal_api_key })).body.count).toBe(0);
+    await stack.subgraphs.deletions!.drain();
+    expect((await db.query('select finished_at, last_error from projects.deletion_jobs where project_id = $1', [tenant.project_id])).rows[0]).toMatchObject({ last_error: null });
+    expect(await projectRows(tenant.project_id)).toBe(0);
+    expect(await environmentRows(tenant.project_id)).toBe(0);
+    expect(await configRows(tenant.environment_id)).toBe(0);
+  });
+
+  it('is for admins with project:write; another organization gets 404 and nothing changes', async () => {
+    const tenant = await seedTenant(inject('databaseUrl'), 'keep');
+    const outsider = await seedTenant(inject('databaseUrl'), 'deleter');
+    const member = await seedTenant(inject('databaseUrl'), 'deletemember');
+    await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, tenant.organization_id, 1);
+    const path = `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`;
+    expect((await api(stack.url, 'DELETE', path, { key: outsider.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'DELETE', path, { key: member.personal_api_key })).status).toBe(403);
+    expect((await api(stack.url, 'GET', path, { key: tenant.personal_api_key })).status).toBe(200);
+    expect(await projectRows(tenant.project_id)).toBe(1);
+  });
+
+  it('finishes after a restart: a job left by a stopped worker is done by the next one', async () => {
+    await stack.subgraphs.deletions!.stop();
+    const tenant = await seedTenant(inject('databaseUrl'), 'restart');
+    await withConfig(tenant);
+    expect((await api(stack.url, 'DELETE', `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`, { key: tenant.personal_api_key })).status).toBe(204);
+    expect(await count('select count(*) from projects.deletion_jobs where project_id = $1 and finished_at is null', tenant.project_id)).toBe(1);
+    expect(await configRows(tenant.environment_id)).toBe(1);
+
+    const [projects, profiles] = await Promise.all(['projects', 'customer-profiles'].map((name) => MikroORM.init(ormOptions(subgraphNamed(name), inject('databaseUrl'), 1))));
+    const worker = startDeletionWorker(projects!, [{ definition: subgraphNamed('customer-profiles'), orm: profiles! }], createLogger('silent'));
+    try {
+      await worker.drain();
+    } finally {
+      await worker.stop();
+      await Promise.all([projects!.close(), profiles!.close()]);
+    }
+    expect(await count('select count(*) from projects.deletion_jobs where project_id = $1 and finished_at is not null', tenant.project_id)).toBe(1);
+    expect(await projectRows(tenant.project_id)).toBe(0);
+    expect(await configRows(tenant.environment_id)).toBe(0);
+  });
+});
