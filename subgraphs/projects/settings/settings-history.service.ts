@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
-import { ActivityLog } from '../activity/activity-log.entity.js';
 import { Environment } from '../environments/environment.entity.js';
 import { SETTING_NAMES } from './setting.spec.js';
 import { effectiveSettings, isSetting } from './settings.js';
@@ -30,17 +29,28 @@ export class SettingsHistoryService {
     const environment = await this.em.findOne(Environment, { id: args.id });
     if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
     const settings: Record<string, unknown> = effectiveSettings(environment.settings, SETTING_NAMES);
-    const later = await this.em.find(ActivityLog, { environment_id: args.id, created_at: { $gt: at } }, { orderBy: { id: 'desc' }, fields: ['changes'] });
-    for (const entry of later) {
-      for (const change of entry.changes) {
-        if (change.field && isSetting(change.field)) settings[change.field] = change.action === 'created' ? null : change.before;
-      }
+    for (const { field, action, before } of await this.firstChangesAfter(args.id, at)) {
+      if (isSetting(field)) settings[field] = action === 'created' ? null : before;
     }
     const keys = (args.scope ?? []).flatMap((item) => item.split(',')).map((key) => key.trim()).filter(Boolean);
     if (keys.length === 0) return settings;
     return Object.fromEntries(keys.map((key) => [key, isSetting(key) ? settings[key] : null]));
   }
+
+  private firstChangesAfter(environmentId: number, at: Date): Promise<{ field: string; action: string; before: unknown }[]> {
+    return this.em.getConnection().execute(FIRST_CHANGES_AFTER, [environmentId, at]);
+  }
 }
+
+/**
+ * Undoing the changes after `at` newest first leaves each field at the `before` of its oldest
+ * change after `at`; PostgreSQL finds that one per field, so a long history is not sent over.
+ */
+const FIRST_CHANGES_AFTER = `
+  select distinct on (change->>'field') change->>'field' as field, change->>'action' as action, change->'before' as before
+    from projects.activity_log, jsonb_array_elements(changes) as change
+   where environment_id = ? and created_at > ? and change->>'field' is not null
+   order by change->>'field', id asc`;
 
 /** An ISO 8601 instant; one without a zone is UTC. */
 export function instant(text: string): Date {

@@ -34,6 +34,7 @@ export interface ServedSubgraph {
 
 /** Internal requests come from the router only; this bounds what a misbehaving peer can send. */
 const MAX_INTERNAL_BODY = 8 * 1024 * 1024;
+const MAX_INTERNAL_HEADERS = 8 * 1024 * 1024;
 
 /**
  * Serves one subgraph over HTTP (POST/GET `/graphql`) and graphql-ws (same path). Every request must
@@ -52,7 +53,9 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   });
   await apollo.start();
 
-  const server = createServer((request, response) => {
+  // The actor header lists the caller's environments, so it grows with them; only the router
+  // (which signs it) talks to a subgraph, so a large limit costs nothing in exposure.
+  const server = createServer({ maxHeaderSize: MAX_INTERNAL_HEADERS }, (request, response) => {
     handleHttp(apollo, runtime, request, response).catch((error: unknown) => {
       log.error({ err: error }, 'subgraph request failed');
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
