@@ -17,12 +17,26 @@ export interface LoadTarget {
   body?: string;
   /** Whether an answer's body is right; by default, a GraphQL answer with `results` and no `errors`. */
   verifyBody?: (body: string) => boolean;
+  /**
+   * The path (with query) and headers of the n-th request of a run on `connections` connections,
+   * when requests must differ: the router runs identical queries in flight to a subgraph once, so
+   * identical concurrent requests would measure that sharing.
+   */
+  variant?: (index: number, connections: number) => { path: string; headers: Record<string, string> };
 }
 
 /** How hard a run drives its target. */
 export interface LoadShape {
   connections: number;
   seconds: number;
+  /**
+   * This many requests instead of `seconds`, after a warm-up of WARMUP_SECONDS/`seconds` as many
+   * (at least one per connection). A timed run abandons its requests in flight, which the server
+   * goes on working through during the next run: with slow answers, that skews the next figures.
+   */
+  requests?: number;
+  /** autocannon's per-request timeout (default 10 s); a timeout counts as an error. */
+  timeoutSeconds?: number;
 }
 
 /** Latency percentiles in milliseconds, nearest rank over every 2xx answer's own timing. */
@@ -40,6 +54,8 @@ export interface LoadFigures {
   /** From the timing of each 2xx answer (fractional ms): autocannon's histogram has no p95. */
   latency: Percentiles;
   requests: number;
+  /** How long the run took. */
+  seconds: number;
   non2xx: number;
   /** Connection errors (timeouts included). */
   errors: number;
@@ -55,7 +71,8 @@ export async function measure(
   target: LoadTarget,
   shape: LoadShape = { connections: CONNECTIONS, seconds: MEASURE_SECONDS },
 ): Promise<{ warmup: LoadFigures; run: LoadFigures }> {
-  const warmup = await load(target, { ...shape, seconds: WARMUP_SECONDS });
+  const warmupRequests = shape.requests && Math.max(shape.connections, Math.ceil((shape.requests * WARMUP_SECONDS) / shape.seconds));
+  const warmup = await load(target, warmupRequests ? { ...shape, requests: warmupRequests } : { ...shape, seconds: WARMUP_SECONDS });
   const run = await load(target, shape);
   return { warmup, run };
 }
@@ -72,6 +89,9 @@ async function load(target: LoadTarget, shape: LoadShape): Promise<LoadFigures> 
   const samples: string[] = [];
   const timings: number[] = [];
   const verify = target.verifyBody ?? graphqlBody;
+  let sent = 0;
+  const variant = target.variant;
+  const requests = variant && [{ setupRequest: (request: autocannon.Request) => ({ ...request, ...variant(sent++, shape.connections) }) }];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -79,8 +99,10 @@ async function load(target: LoadTarget, shape: LoadShape): Promise<LoadFigures> 
         method: target.method,
         headers: target.headers,
         body: target.body,
+        ...(requests ? { requests } : {}),
         connections: shape.connections,
-        duration: shape.seconds,
+        ...(shape.requests ? { amount: shape.requests } : { duration: shape.seconds }),
+        ...(shape.timeoutSeconds ? { timeout: shape.timeoutSeconds } : {}),
         verifyBody: (body) => {
           const text = String(body ?? '');
           const ok = verify(text);
@@ -99,6 +121,7 @@ async function load(target: LoadTarget, shape: LoadShape): Promise<LoadFigures> 
     p99Ms: result.latency.p99,
     latency: percentiles(timings),
     requests: result.requests.total,
+    seconds: result.duration,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -41,9 +41,13 @@ export function cycledSettingsAt(position: number): Record<string, unknown> {
   );
 }
 
-/** An instant half-way between change `position - 1` and change `position` (before the first for 0). */
-export function instantAfter(historyStart: Date, position: number): string {
-  return new Date(historyStart.getTime() + (position - 1) * CHANGE_EVERY_MS + CHANGE_EVERY_MS / 2).toISOString();
+/**
+ * An instant between change `position - 1` and change `position` (before the first for 0): half-way,
+ * or `variant` ms (of 1 to CHANGE_EVERY_MS - 1) after the earlier one. Any of them gives one answer.
+ */
+export function instantAfter(historyStart: Date, position: number, variant?: number): string {
+  const offset = variant === undefined ? CHANGE_EVERY_MS / 2 : 1 + (variant % (CHANGE_EVERY_MS - 1));
+  return new Date(historyStart.getTime() + (position - 1) * CHANGE_EVERY_MS + offset).toISOString();
 }
 
 /**

@@ -8,6 +8,8 @@ export interface BenchCase {
   target: LoadTarget;
   /** Throws, naming what differs, when the parsed answer is wrong. */
   check(answer: unknown): void;
+  /** How long one request took once warm, from `pinCheckedAnswers`. */
+  singleMs?: number;
 }
 
 /** Where in the history each settings_as_of case asks, as the number of changes made by then. */
@@ -16,11 +18,31 @@ const POSITIONS = [
   { name: 'middle', position: HISTORY_LENGTH / 2 },
   { name: 'newest', position: HISTORY_LENGTH - 100 },
 ];
-export const SEARCH = 'checkout';
+const SEARCH = 'checkout';
 const PAGE_SIZE = 100;
 
+/**
+ * More `*` keys of the bootstrapped user, made through REST, one per connection: concurrent
+ * requests then come from different clients, as when several members use the organization, and
+ * carry different actors (see `LoadTarget.variant`).
+ */
+export async function createKeys(platformUrl: string, account: Bootstrapped, count: number): Promise<string[]> {
+  const keys = [account.personal_api_key];
+  for (let index = 1; index < count; index += 1) {
+    const response = await fetch(`${platformUrl}/api/personal_api_keys/`, {
+      method: 'POST',
+      headers: { ...authorization(account.personal_api_key), 'content-type': 'application/json' },
+      body: JSON.stringify({ label: `bench key ${index}`, scopes: ['*'] }),
+    });
+    const text = await response.text();
+    if (response.status !== 201) throw new Error(`creating a key answered ${response.status}: ${text.slice(0, 500)}`);
+    keys.push((JSON.parse(text) as { value: string }).value);
+  }
+  return keys;
+}
+
 /** settings_as_of at the oldest, middle and newest instants; each replays the changes made after it. */
-export async function settingsCases(platformUrl: string, account: Bootstrapped, seeded: SeededData): Promise<BenchCase[]> {
+export async function settingsCases(platformUrl: string, account: Bootstrapped, keys: string[], seeded: SeededData): Promise<BenchCase[]> {
   const now = await settingsAsOf(platformUrl, account, seeded, HISTORY_LENGTH);
   const record = await get(platformUrl, account, `/api/projects/${account.project_id}/environments/${account.environment_id}/`);
   const differing = Object.keys(now).filter((key) => key in record && !isDeepStrictEqual(now[key], record[key]));
@@ -36,37 +58,59 @@ export async function settingsCases(platformUrl: string, account: Bootstrapped, 
       label: `settings_as_of, ${name} (replays ${HISTORY_LENGTH - position})`,
       url: `${platformUrl}${settingsPath(account, seeded, position)}`,
       method: 'GET',
-      headers: authorization(account),
+      headers: authorization(account.personal_api_key),
+      // Another instant between the same two changes, and each connection a client with its own key.
+      variant: (index, connections) => ({
+        path: settingsPath(account, seeded, position, index),
+        headers: authorization(keys[index % connections]!),
+      }),
     },
     check: (answer) => expectEqual(`settings_as_of at position ${position}`, answer, expected(position)),
   }));
 }
 
 /** The organization's first page of projects, and of those whose name holds SEARCH. */
-export function projectListCases(platformUrl: string, account: Bootstrapped, seeded: SeededData): BenchCase[] {
+export function projectListCases(platformUrl: string, account: Bootstrapped, keys: string[], seeded: SeededData): BenchCase[] {
   const path = `/api/organizations/${account.organization_id}/projects/`;
   const matching = seeded.projects.filter((project) => project.name.toLowerCase().includes(SEARCH));
   return [
     { key: 'list', label: `projects, first page of ${PROJECT_COUNT}`, query: '', projects: seeded.projects },
     { key: 'search', label: `projects, ?search=${SEARCH} (${matching.length} match)`, query: `?search=${SEARCH}`, projects: matching },
   ].map(({ key, label, query, projects }) => ({
-    target: { key, label, url: `${platformUrl}${path}${query}`, method: 'GET', headers: authorization(account) },
+    target: {
+      key,
+      label,
+      url: `${platformUrl}${path}${query}`,
+      method: 'GET',
+      headers: authorization(account.personal_api_key),
+      variant: (index, connections) => ({ path: `${path}${query}`, headers: authorization(keys[index % connections]!) }),
+    },
     check: (answer) => checkPage(label, answer, projects),
   }));
 }
 
 /**
  * One answer per case before any load: a benchmark of wrong answers measures nothing. Under load,
- * each answer must then be byte for byte the one checked (nothing changes during the runs).
+ * each answer must then be byte for byte the one checked (nothing changes during the runs); a
+ * second request, timed, checks that already.
  */
 export async function pinCheckedAnswers(cases: BenchCase[]): Promise<void> {
-  for (const { target, check } of cases) {
-    const response = await fetch(target.url, { headers: target.headers });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 500)}`);
+  for (const benchCase of cases) {
+    const { target, check } = benchCase;
+    const text = await answer(target);
     check(JSON.parse(text));
+    const started = performance.now();
+    if ((await answer(target)) !== text) throw new Error(`${target.label} answered differently the second time`);
+    benchCase.singleMs = performance.now() - started;
     target.verifyBody = (body) => body === text;
   }
+}
+
+async function answer(target: LoadTarget): Promise<string> {
+  const response = await fetch(target.url, { headers: target.headers });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 500)}`);
+  return text;
 }
 
 function checkPage(label: string, answer: unknown, projects: SeededData['projects']): void {
@@ -87,20 +131,18 @@ async function settingsAsOf(platformUrl: string, account: Bootstrapped, seeded: 
   return get(platformUrl, account, settingsPath(account, seeded, position));
 }
 
-function settingsPath(account: Bootstrapped, seeded: SeededData, position: number): string {
-  const at = encodeURIComponent(instantAfter(seeded.historyStart, position));
+function settingsPath(account: Bootstrapped, seeded: SeededData, position: number, variant?: number): string {
+  const at = encodeURIComponent(instantAfter(seeded.historyStart, position, variant));
   return `/api/projects/${account.project_id}/environments/${account.environment_id}/settings_as_of/?at=${at}`;
 }
 
 async function get(platformUrl: string, account: Bootstrapped, path: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${platformUrl}${path}`, { headers: authorization(account) });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+  const text = await answer({ key: path, label: `GET ${path}`, url: `${platformUrl}${path}`, method: 'GET', headers: authorization(account.personal_api_key) });
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-function authorization(account: Bootstrapped): Record<string, string> {
-  return { authorization: `Bearer ${account.personal_api_key}` };
+function authorization(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` };
 }
 
 function expectEqual(what: string, actual: unknown, expected: unknown): void {
