@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type HTTPGraphQLResponse } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -48,7 +48,8 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     includeStacktraceInErrorResponses: false,
     // Only the router calls a subgraph, with a signed actor header: CSRF cannot reach it.
     csrfPrevention: false,
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    // Neither tracing nor cache hints are used; the cache-control plugin alone runs on every field.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, log),
   });
   await apollo.start();
@@ -62,6 +63,9 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
       response.end(JSON.stringify({ errors: [{ message: SERVER_ERROR_BODY.detail, extensions: { ...SERVER_ERROR_BODY, status: 500 } }] }));
     });
   });
+  // The router keeps connections alive; closing them sooner than it expects makes it reuse a
+  // socket just as it closes (ECONNRESET under load).
+  server.keepAliveTimeout = 65_000;
   const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_INTERNAL_BODY });
   const wsServer = useServer<Record<string, unknown>, { actor?: Actor }>(
     {
