@@ -5,7 +5,6 @@ import { failed, type LoadFigures } from './load.runner.js';
 /**
  * Runs a benchmark's `main` once; whichever way it ends (success, failure, SIGINT/SIGTERM/SIGHUP),
  * the undo steps registered with `onExit` run last-in first-out, once, and the process exits.
- * (router.bench.ts holds the same logic inline, from before this file.)
  */
 export function runBench(main: () => Promise<void>): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

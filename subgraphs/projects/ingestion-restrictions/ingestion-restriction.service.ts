@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { requireOrganization } from '../../shared/auth/access.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { EnvironmentService } from '../environments/environment.service.js';
 import type { EnvironmentInProjectArgs } from '../environments/environment.inputs.js';
 import { IngestionRestriction, PIPELINES, RESTRICTION_TYPES } from './ingestion-restriction.entity.js';
@@ -51,9 +52,7 @@ export class IngestionRestrictionService {
   private async adminEntity(actor: Actor, args: EnvironmentInProjectArgs) {
     const environment = await new EnvironmentService(this.em).entity(actor, args);
     const organizationId = actor.environments[String(args.id)]!.organization_id;
-    if ((actor.organizations[organizationId] ?? 0) < MembershipLevel.admin) {
-      throw new ForbiddenError('You must be an admin of the organization to change ingestion restrictions.');
-    }
+    requireOrganization(actor, organizationId, MembershipLevel.admin, 'You must be an admin of the organization to change ingestion restrictions.');
     return environment;
   }
 }

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { belongsTo, requireOrganization } from '../../shared/auth/access.js';
+import { belongsTo, isAdmin, requireOrganization } from '../../shared/auth/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
@@ -120,8 +120,7 @@ export class ProjectService {
     return this.withPrimaryLocked(actor, { id: args.id, organization_id: args.source_organization_id }, async (em, project) => {
       const source = project.organization.id;
       const target = args.organization_id;
-      const admin = (organization: string) => (actor.organizations[organization] ?? 0) >= MembershipLevel.admin;
-      if (!isUuid(target) || !admin(source) || !admin(target)) {
+      if (!isUuid(target) || !isAdmin(actor, source) || !isAdmin(actor, target)) {
         throw new ForbiddenError('You must be an admin of both the source and target organizations to move a project.');
       }
       if (source === target) throw new ValidationError('Project is already in the target organization.', 'organization_id');
@@ -144,9 +143,7 @@ export class ProjectService {
    */
   async delete(actor: Actor, args: ProjectArgs): Promise<void> {
     await this.withPrimaryLocked(actor, args, async (em, project) => {
-      if ((actor.organizations[project.organization.id] ?? 0) < MembershipLevel.admin) {
-        throw new ForbiddenError('You must be an admin of the organization to delete a project.');
-      }
+      requireOrganization(actor, project.organization.id, MembershipLevel.admin, 'You must be an admin of the organization to delete a project.');
       project.deleted_at = new Date();
       await new DeletionService(em).enqueue(project);
       new ActivityLogService(em).record(actor, {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { randomBase62 } from '../../shared/crypto.js';
-import { ForbiddenError } from '../../shared/errors.js';
+import { requireOrganization } from '../../shared/auth/access.js';
 import { SettingsService, type SettingsTarget } from './settings.service.js';
 
 /**
@@ -13,9 +13,7 @@ export class ConversationsService {
   constructor(private readonly em: EntityManager) {}
 
   generatePublicToken(actor: Actor, target: SettingsTarget): void {
-    if ((actor.organizations[target.organizationId] ?? 0) < MembershipLevel.admin) {
-      throw new ForbiddenError('You must be an admin of the organization to change its tokens.');
-    }
+    requireOrganization(actor, target.organizationId, MembershipLevel.admin, 'You must be an admin of the organization to change its tokens.');
     const current = (target.environment.settings.conversations_settings as Record<string, unknown> | null | undefined) ?? {};
     const conversations_settings = { ...current, widget_public_token: randomBase62(32) };
     new SettingsService(this.em).change(actor, target, { conversations_settings }, ['conversations_settings']);

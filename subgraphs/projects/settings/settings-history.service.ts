@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import { NotFoundError, ValidationError } from '../../shared/errors.js';
-import { Environment } from '../environments/environment.entity.js';
+import { ValidationError } from '../../shared/errors.js';
+import { EnvironmentService } from '../environments/environment.service.js';
 import { SETTING_NAMES } from './setting.spec.js';
 import { effectiveSettings, isSetting } from './settings.js';
 
@@ -25,9 +24,7 @@ export class SettingsHistoryService {
    */
   async asOf(actor: Actor, args: SettingsAsOfArgs): Promise<Record<string, unknown>> {
     const at = instant(args.at);
-    requireEnvironment(actor, args.id);
-    const environment = await this.em.findOne(Environment, { id: args.id });
-    if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
+    const environment = await new EnvironmentService(this.em).entity(actor, args);
     const settings: Record<string, unknown> = effectiveSettings(environment.settings, SETTING_NAMES);
     for (const { field, action, before } of await this.firstChangesAfter(args.id, at)) {
       if (isSetting(field)) settings[field] = action === 'created' ? null : before;

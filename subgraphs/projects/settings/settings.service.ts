@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { MembershipLevel } from '../../shared/auth/actor.js';
+import { requireOrganization } from '../../shared/auth/access.js';
 import { grants } from '../../shared/auth/scopes.js';
 import { ForbiddenError, ValidationError } from '../../shared/errors.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
@@ -58,9 +59,7 @@ export class SettingsService {
   private requireRights(actor: Actor, organizationId: string, fields: string[]): void {
     if (!fields.some((field) => ADMIN_FIELDS.has(field))) return;
     if (!grants(actor.scopes, 'project:write')) throw new ForbiddenError("API key missing required scope 'project:write'");
-    if ((actor.organizations[organizationId] ?? 0) < MembershipLevel.admin) {
-      throw new ForbiddenError('You must be an admin of the organization to change this.');
-    }
+    requireOrganization(actor, organizationId, MembershipLevel.admin, 'You must be an admin of the organization to change this.');
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
-import { ForbiddenError } from '../../shared/errors.js';
+import { requireOrganization } from '../../shared/auth/access.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
 import type { Environment } from '../environments/environment.entity.js';
@@ -24,9 +24,7 @@ export class TokenService {
   constructor(private readonly em: EntityManager) {}
 
   apply(actor: Actor, target: TokenTarget, action: TokenAction): void {
-    if ((actor.organizations[target.organizationId] ?? 0) < MembershipLevel.admin) {
-      throw new ForbiddenError('You must be an admin of the organization to change its tokens.');
-    }
+    requireOrganization(actor, target.organizationId, MembershipLevel.admin, 'You must be an admin of the organization to change its tokens.');
     const { environment } = target;
     const box = secretBox();
     const open = (sealed: string | null) => (sealed === null ? null : box.open(sealed));

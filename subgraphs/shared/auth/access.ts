@@ -12,12 +12,16 @@ export function requireEnvironment(actor: Actor, environmentId: number): ActorEn
   return { id: environmentId, ...actor.environments[String(environmentId)]! };
 }
 
-/** The actor's level in an organization, or a 403 when below `minimum`. */
-export function requireOrganization(actor: Actor, organizationId: string, minimum: number = MembershipLevel.member): number {
-  if (!belongsTo(actor, organizationId)) throw new ForbiddenError();
-  const level = actor.organizations[organizationId]!;
-  if (level < minimum) throw new ForbiddenError();
+/** The actor's level in an organization, or a 403 (with `detail`, if given) when below `minimum`. */
+export function requireOrganization(actor: Actor, organizationId: string, minimum: number = MembershipLevel.member, detail?: string): number {
+  const level = belongsTo(actor, organizationId) ? actor.organizations[organizationId]! : 0;
+  if (level === 0 || level < minimum) throw new ForbiddenError(detail);
   return level;
+}
+
+/** Whether the actor is at least an admin of an organization. */
+export function isAdmin(actor: Actor, organizationId: string): boolean {
+  return belongsTo(actor, organizationId) && actor.organizations[organizationId]! >= MembershipLevel.admin;
 }
 
 /**
