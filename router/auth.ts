@@ -7,7 +7,7 @@ const AUTHENTICATE = `query ($value: String!) {
   _authenticate_personal_api_key(value: $value) { key_id user_id user_uuid scopes }
 }`;
 const MEMBERSHIPS = `query ($user_id: Int!) {
-  _actor_memberships(user_id: $user_id) { organizations { id level } environments { id project_id organization_id } }
+  _actor_memberships(user_id: $user_id) { organizations { id level } }
 }`;
 
 interface KeyIdentity {
@@ -18,7 +18,6 @@ interface KeyIdentity {
 }
 interface Memberships {
   organizations: { id: string; level: number }[];
-  environments: { id: number; project_id: number; organization_id: string }[];
 }
 
 /** How long a resolved key is trusted before it is looked up again: revocation wins within this. */
@@ -85,9 +84,6 @@ export class Authenticator {
       key_id: identity.key_id,
       scopes: identity.scopes,
       organizations: Object.fromEntries(memberships.organizations.map((o) => [o.id, o.level])),
-      environments: Object.fromEntries(
-        memberships.environments.map((e) => [String(e.id), { project_id: e.project_id, organization_id: e.organization_id }]),
-      ),
     };
   }
 }

@@ -49,13 +49,13 @@ describe('DELETE a project', () => {
     expect(await configRows(tenant.environment_id)).toBe(0);
   });
 
-  it('is for admins with project:write; another organization gets 404 and nothing changes', async () => {
+  it('is for admins with project:write; another organization gets 403 and nothing changes', async () => {
     const tenant = await seedTenant(inject('databaseUrl'), 'keep');
     const outsider = await seedTenant(inject('databaseUrl'), 'deleter');
     const member = await seedTenant(inject('databaseUrl'), 'deletemember');
     await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, tenant.organization_id, 1);
     const path = `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`;
-    expect((await api(stack.url, 'DELETE', path, { key: outsider.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'DELETE', path, { key: outsider.personal_api_key })).status).toBe(403);
     expect((await api(stack.url, 'DELETE', path, { key: member.personal_api_key })).status).toBe(403);
     expect((await api(stack.url, 'GET', path, { key: tenant.personal_api_key })).status).toBe(200);
     expect(await projectRows(tenant.project_id)).toBe(1);

@@ -145,12 +145,14 @@ describe('tenant isolation: projects and environments', () => {
     const key = outsider.personal_api_key;
     const before = (await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key: owner.personal_api_key })).body;
     expect((await api(stack.url, 'GET', projects(owner), { key })).status).toBe(403);
-    expect((await api(stack.url, 'POST', projects(owner), { key, body: { name: 'Intruder' } })).status).toBe(404);
-    expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/`, { key })).status).toBe(404);
-    expect((await api(stack.url, 'PATCH', `${projects(owner)}${owner.project_id}/`, { key, body: { timezone: 'UTC' } })).status).toBe(404);
+    expect((await api(stack.url, 'POST', projects(owner), { key, body: { name: 'Intruder' } })).status).toBe(403);
+    expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/`, { key })).status).toBe(403);
+    expect((await api(stack.url, 'PATCH', `${projects(owner)}${owner.project_id}/`, { key, body: { timezone: 'UTC' } })).status).toBe(403);
     expect((await api(stack.url, 'GET', `${projects(outsider)}${owner.project_id}/`, { key })).status).toBe(404);
     expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key })).status).toBe(403);
     expect((await api(stack.url, 'PATCH', `/api/environments/${owner.environment_id}/`, { key, body: { timezone: 'UTC' } })).status).toBe(403);
+    // As PostHog answers: an environment that exists is 403 to outsiders, one that does not is 404.
+    expect((await api(stack.url, 'GET', '/api/environments/2000000000/', { key })).status).toBe(404);
     const own = await api(stack.url, 'GET', projects(outsider), { key });
     expect(own.body.results.map((project: { id: number }) => project.id)).not.toContain(owner.project_id);
     expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/`, { key: owner.personal_api_key })).body).toEqual(before);
@@ -199,7 +201,7 @@ describe('tokens', () => {
     const member = await seedTenant(inject('databaseUrl'), 'tokenmember');
     await addMember(inject('databaseUrl'), stack.url, member.personal_api_key, owner.organization_id, 1);
     expect((await api(stack.url, 'PATCH', path, { key: member.personal_api_key })).status).toBe(403);
-    expect((await api(stack.url, 'PATCH', path, { key: outsider.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'PATCH', path, { key: outsider.personal_api_key })).status).toBe(403);
     expect((await api(stack.url, 'PATCH', `/api/projects/${owner.project_id}/environments/${owner.environment_id}/rotate_secret_token/`, { key: outsider.personal_api_key })).status).toBe(403);
   });
 });
@@ -221,7 +223,7 @@ describe('activity', () => {
 
     const reader = await createKey(stack.url, own.personal_api_key, ['project:read']);
     expect((await api(stack.url, 'GET', `${path}activity/`, { key: reader })).body.detail).toBe("API key missing required scope 'activity_log:read'");
-    expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/activity/`, { key: own.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'GET', `${projects(owner)}${owner.project_id}/activity/`, { key: own.personal_api_key })).status).toBe(403);
   });
 });
 
@@ -284,7 +286,7 @@ describe('product intents', () => {
     expect(missing.body).toMatchObject({ attr: 'product_type', code: 'required' });
     const invalid = await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: reader, body: { product_type: 'teleportation' } });
     expect(invalid.body).toMatchObject({ attr: 'product_type', code: 'invalid_choice' });
-    expect((await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: outsider.personal_api_key, body: { product_type: 'surveys' } })).status).toBe(404);
+    expect((await api(stack.url, 'PATCH', `${path}/add_product_intent/`, { key: outsider.personal_api_key, body: { product_type: 'surveys' } })).status).toBe(403);
   });
 });
 
@@ -293,7 +295,7 @@ describe('demo data and the conversations widget token', () => {
     const path = `${projects(owner)}${owner.project_id}/is_generating_demo_data/`;
     expect((await api(stack.url, 'GET', path, { key: owner.personal_api_key })).body).toEqual({ is_generating_demo_data: false });
     expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/is_generating_demo_data`, { key: owner.personal_api_key })).body).toEqual({ is_generating_demo_data: false });
-    expect((await api(stack.url, 'GET', path, { key: outsider.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'GET', path, { key: outsider.personal_api_key })).status).toBe(403);
   });
 
   it('generates a widget token into conversations_settings, masked in the activity log', async () => {

@@ -183,10 +183,10 @@ describe('subscriptions through the router, Redis pub/sub across processes', () 
     const body = JSON.stringify({ query: '{ __typename }' });
     const missing = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(missing.status).toBe(401);
-    const forged = new ActorSigner('another-secret-key-0123456789abcdef-xyz').sign({ kind: 'service', scopes: ['INTERNAL'], organizations: {}, environments: {} });
+    const forged = new ActorSigner('another-secret-key-0123456789abcdef-xyz').sign({ kind: 'service', scopes: ['INTERNAL'], organizations: {} });
     const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', [ACTOR_HEADER]: forged }, body });
     expect(refused.status).toBe(401);
-    const stale = new ActorSigner(TEST_SECRET_KEY).sign({ kind: 'service', scopes: ['INTERNAL'], organizations: {}, environments: {} }, Date.now() - 120_000);
+    const stale = new ActorSigner(TEST_SECRET_KEY).sign({ kind: 'service', scopes: ['INTERNAL'], organizations: {} }, Date.now() - 120_000);
     expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', [ACTOR_HEADER]: stale }, body })).status).toBe(401);
   });
 });

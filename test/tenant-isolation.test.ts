@@ -82,7 +82,7 @@ describe('tenant isolation: cross-subgraph entities', () => {
     const own = await gql(stack.graphqlUrl, query, { p: owner.environment_id }, owner.personal_api_key);
     expect(own.data.customer_profile_configs.results[0].project).toEqual({ id: owner.project_id, name: 'Default project' });
     const project = await gql(stack.graphqlUrl, 'query ($id: Int!) { project(id: $id) { name } }', { id: owner.project_id }, intruder.personal_api_key);
-    expect(project.errors?.[0]?.extensions?.code).toBe('not_found');
+    expect(project.errors?.[0]?.extensions?.code).toBe('permission_denied');
     const organization = await gql(stack.graphqlUrl, 'query ($id: ID!) { organization(id: $id) { name } }', { id: owner.organization_id }, intruder.personal_api_key);
     expect(organization.errors?.[0]?.extensions?.code).toBe('not_found');
   });

@@ -12,7 +12,7 @@ export const accountsFacade = {
 
   /** A new personal API key for a user; the raw value is returned this once. */
   async createPersonalApiKey(em: EntityManager, user: { id: number; uuid: string }, label: string, scopes: string[]): Promise<string> {
-    const actor = { kind: 'personal_api_key' as const, user, scopes, organizations: {}, environments: {} };
+    const actor = { kind: 'personal_api_key' as const, user, scopes, organizations: {} };
     const key = await new PersonalApiKeyService(em).create(actor, { label, scopes });
     return key.value;
   },

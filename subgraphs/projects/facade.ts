@@ -1,11 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bootstrap, type BootstrapInput, type BootstrapResult } from './bootstrap/bootstrap.service.js';
+import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
+import { reachEnvironment } from './environments/environment-placement.js';
 
 export type { BootstrapInput, BootstrapResult };
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
+  /**
+   * The environment's project and organization if the actor may reach it (404 when it does not
+   * exist or is being deleted, 403 when it is another organization's). Any subgraph's
+   * EntityManager will do: it reads the projects schema through that connection.
+   */
+  reachEnvironment: (em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> => reachEnvironment(em, actor, id),
+
   /** Runs the oldest pending project deletion, if any; `cleanup` drops other subgraphs' data. */
   runNextDeletion: (em: EntityManager, cleanup: EnvironmentDataCleanup): Promise<boolean> => new DeletionService(em).runNext(cleanup),
 

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireEnvironment, requireUserId } from '../../shared/auth/access.js';
-import type { Actor } from '../../shared/auth/actor.js';
+import { requireUserId } from '../../shared/auth/access.js';
+import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
 import { exceedsDepth, isUuid, jsonSize, MAX_JSON_DEPTH } from '../../shared/validation.js';
+import { projectsFacade } from '../../projects/facade.js';
 import { CustomerProfileConfig } from './customer-profile-config.entity.js';
 import { ChangeAction, changesTopic, type ChangePayload } from './customer-profile-config.event.js';
 import type {
@@ -24,7 +25,7 @@ export class CustomerProfileConfigService {
   ) {}
 
   async list(actor: Actor, args: ListCustomerProfileConfigsArgs): Promise<Page<CustomerProfileConfig>> {
-    const environment = requireEnvironment(actor, args.project_id);
+    const environment = await this.environment(actor, args.project_id);
     const window = pageWindow(args);
     const [results, count] = await this.em.findAndCount(
       CustomerProfileConfig,
@@ -35,14 +36,14 @@ export class CustomerProfileConfigService {
   }
 
   async get(actor: Actor, environmentId: number, id: string): Promise<CustomerProfileConfig> {
-    const environment = requireEnvironment(actor, environmentId);
+    const environment = await this.environment(actor, environmentId);
     const config = isUuid(id) ? await this.em.findOne(CustomerProfileConfig, { id, environment_id: environment.id }) : null;
     if (!config) throw new NotFoundError();
     return config;
   }
 
   async create(actor: Actor, args: CreateCustomerProfileConfigArgs): Promise<CustomerProfileConfig> {
-    const environment = requireEnvironment(actor, args.project_id);
+    const environment = await this.environment(actor, args.project_id);
     const config = Object.assign(new CustomerProfileConfig(), {
       environment_id: environment.id,
       project_id: environment.project_id,
@@ -74,9 +75,13 @@ export class CustomerProfileConfigService {
   }
 
   /** Changes of one environment from now on; access is checked once, when the subscription starts. */
-  subscribe(actor: Actor, environmentId: number): AsyncIterableIterator<Envelope<ChangePayload>> {
-    const environment = requireEnvironment(actor, environmentId);
+  async subscribe(actor: Actor, environmentId: number): Promise<AsyncIterableIterator<Envelope<ChangePayload>>> {
+    const environment = await this.environment(actor, environmentId);
     return this.pubsub.subscribe<ChangePayload>(changesTopic(environment.id));
+  }
+
+  private environment(actor: Actor, environmentId: number): Promise<EnvironmentPlacement> {
+    return projectsFacade.reachEnvironment(this.em, actor, environmentId);
   }
 
   private async publish(environmentId: number, action: ChangeAction, config: CustomerProfileConfig | null, id = config?.id): Promise<void> {

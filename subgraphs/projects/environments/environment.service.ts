@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { reachesEnvironment, requireEnvironment } from '../../shared/auth/access.js';
+import { reachesEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
@@ -11,6 +11,7 @@ import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import { Environment } from './environment.entity.js';
+import { placeEnvironments, reachEnvironment } from './environment-placement.js';
 import type { EnvironmentInProjectArgs, EnvironmentIntentArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import type { EnvironmentRecord } from './environment.record.js';
 
@@ -24,13 +25,14 @@ export class EnvironmentService {
 
   /** For entity references: the environments among `ids` that the actor may see, as records. */
   async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, EnvironmentRecord>> {
-    const allowed = ids.filter((id) => reachesEnvironment(actor, id));
-    const environments = allowed.length > 0 ? await this.em.find(Environment, { id: { $in: allowed } }) : [];
+    const placements = [...(await placeEnvironments(this.em, ids)).values()].filter((placement) => reachesEnvironment(actor, placement));
+    const organizationOf = new Map(placements.map((placement) => [placement.id, placement.organization_id]));
+    const environments = organizationOf.size > 0 ? await this.em.find(Environment, { id: { $in: [...organizationOf.keys()] } }) : [];
     const intents = await new ProductIntentService(this.em).byEnvironment(environments.map((environment) => environment.id));
     return new Map(
       environments.map((environment) => [
         environment.id,
-        environmentRecord(environment, actor.environments[String(environment.id)]!.organization_id, actor, intents.get(environment.id) ?? []),
+        environmentRecord(environment, organizationOf.get(environment.id)!, actor, intents.get(environment.id) ?? []),
       ]),
     );
   }
@@ -103,7 +105,7 @@ export class EnvironmentService {
 
   /** An environment the actor reaches (in the project given, if any); another project's is "not found". */
   private async load(actor: Actor, args: EnvironmentInProjectArgs, lockMode?: LockMode): Promise<{ environment: Environment; organizationId: string }> {
-    const { organization_id: organizationId } = requireEnvironment(actor, args.id);
+    const { organization_id: organizationId } = await reachEnvironment(this.em, actor, args.id);
     const environment = await this.em.findOne(Environment, { id: args.id, project: { deleted_at: null } }, lockMode ? { lockMode } : {});
     if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
     return { environment, organizationId };

@@ -51,8 +51,8 @@ export class IngestionRestrictionService {
 
   private async adminEntity(actor: Actor, args: EnvironmentInProjectArgs) {
     const environment = await new EnvironmentService(this.em).entity(actor, args);
-    const organizationId = actor.environments[String(args.id)]!.organization_id;
-    requireOrganization(actor, organizationId, MembershipLevel.admin, 'You must be an admin of the organization to change ingestion restrictions.');
+    await this.em.populate(environment, ['project']);
+    requireOrganization(actor, environment.project.organization.id, MembershipLevel.admin, 'You must be an admin of the organization to change ingestion restrictions.');
     return environment;
   }
 }

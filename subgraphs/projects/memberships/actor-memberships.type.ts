@@ -10,26 +10,10 @@ export class ActorOrganizationType {
   level!: number;
 }
 
-@ObjectType('ActorEnvironment')
-@Directive('@inaccessible')
-export class ActorEnvironmentType {
-  @Field(() => Int)
-  id!: number;
-
-  @Field(() => Int)
-  project_id!: number;
-
-  @Field(() => ID)
-  organization_id!: string;
-}
-
-/** A user's organizations and the environments reachable through them. Internal: for the router. */
+/** A user's organizations with their levels. Internal: for the router. */
 @ObjectType('ActorMemberships')
 @Directive('@inaccessible')
 export class ActorMembershipsType {
   @Field(() => [ActorOrganizationType])
   organizations!: ActorOrganizationType[];
-
-  @Field(() => [ActorEnvironmentType])
-  environments!: ActorEnvironmentType[];
 }

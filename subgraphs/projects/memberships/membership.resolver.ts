@@ -14,7 +14,7 @@ class ActorMembershipsArgs {
 export class MembershipResolver {
   @Authorized(INTERNAL)
   @Directive('@inaccessible')
-  @Query(() => ActorMembershipsType, { description: "Internal: a user's organizations and environments." })
+  @Query(() => ActorMembershipsType, { description: "Internal: a user's organizations and membership levels." })
   _actor_memberships(@Args() { user_id }: ActorMembershipsArgs, @Ctx() { em }: SubgraphContext): Promise<ActorMembershipsType> {
     return new MembershipService(em).forUser(user_id);
   }

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { belongsTo, isAdmin, requireOrganization } from '../../shared/auth/access.js';
+import { belongsTo, isAdmin, NO_PROJECT_ACCESS, requireOrganization } from '../../shared/auth/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
@@ -55,16 +55,19 @@ export class ProjectService {
 
   /** For entity references: the projects among `ids` that the actor may see, as records. */
   async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, ProjectRecord>> {
-    const reachable = new Set(Object.values(actor.environments).map((environment) => environment.project_id));
-    const allowed = ids.filter((id) => reachable.has(id));
-    const projects = allowed.length > 0 ? await this.em.find(Project, { id: { $in: allowed }, deleted_at: null }) : [];
+    const organizations = Object.keys(actor.organizations);
+    const wanted = ids.filter((id) => Number.isSafeInteger(id));
+    const projects =
+      wanted.length > 0 && organizations.length > 0
+        ? await this.em.find(Project, { id: { $in: wanted }, organization: { $in: organizations }, deleted_at: null })
+        : [];
     const records = await this.records(actor, projects);
     return new Map(records.map((record) => [record.id, record]));
   }
 
   /** A new project with its first environment (same id); an admin of the organization only. */
   async create(actor: Actor, args: CreateProjectArgs): Promise<ProjectRecord> {
-    if (!isUuid(args.organization_id) || !belongsTo(actor, args.organization_id)) throw new NotFoundError();
+    if (!isUuid(args.organization_id)) throw new NotFoundError();
     requireOrganization(actor, args.organization_id, MembershipLevel.admin);
     const name = validName(args.name);
     const settings = validateSettings(args, PROJECT_SETTING_NAMES);
@@ -210,11 +213,19 @@ export class ProjectService {
     return { project, environment, apiToken };
   }
 
-  /** A project the actor reaches (in the organization given, if any); anything else is "not found". */
+  /**
+   * A project the actor reaches, in the organization given if any. As PostHog answers: an
+   * organization the user is not in is 403, a project missing from it 404, and a project of an
+   * organization the user is not in 403.
+   */
   private async reachable(actor: Actor, id: number, organizationId?: string): Promise<Project> {
-    const reachable = Object.values(actor.environments).some((environment) => environment.project_id === id);
-    const project = reachable ? await this.em.findOne(Project, { id, deleted_at: null }) : null;
+    if (organizationId !== undefined) {
+      if (!isUuid(organizationId)) throw new NotFoundError();
+      requireOrganization(actor, organizationId);
+    }
+    const project = Number.isSafeInteger(id) ? await this.em.findOne(Project, { id, deleted_at: null }) : null;
     if (!project || (organizationId !== undefined && project.organization.id !== organizationId)) throw new NotFoundError();
+    if (!belongsTo(actor, project.organization.id)) throw new ForbiddenError(NO_PROJECT_ACCESS);
     return project;
   }
 

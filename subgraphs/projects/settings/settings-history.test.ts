@@ -30,7 +30,6 @@ async function freshEnvironment(): Promise<{ actor: Actor; id: number }> {
     user: { id: 1, uuid: 'u' },
     scopes: ['*'],
     organizations: { [organization.id]: 15 },
-    environments: { [String(environment.id)]: { project_id: environment.id, organization_id: organization.id } },
   };
   return { actor, id: environment.id };
 }

@@ -1,15 +1,18 @@
-import { ForbiddenError } from '../errors.js';
-import { MembershipLevel, type Actor, type ActorEnvironment } from './actor.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import { MembershipLevel, type Actor, type EnvironmentPlacement } from './actor.js';
 
 export const NO_PROJECT_ACCESS = "You don't have access to the project.";
 
 /**
- * The environment (PostHog's team; `:project_id` under `/api/environments/`) if the actor's
- * user is a member of its organization. Services call this before touching tenant data.
+ * The environment (PostHog's team; `:project_id` under `/api/environments/`) if the actor's user
+ * is a member of its organization: as PostHog answers, an environment that does not exist (or is
+ * being deleted) is 404 and one of another organization 403. Services call this, with the
+ * placement the projects facade looked up, before touching tenant data.
  */
-export function requireEnvironment(actor: Actor, environmentId: number): ActorEnvironment & { id: number } {
-  if (!reachesEnvironment(actor, environmentId)) throw new ForbiddenError(NO_PROJECT_ACCESS);
-  return { id: environmentId, ...actor.environments[String(environmentId)]! };
+export function requireEnvironment(actor: Actor, placement: EnvironmentPlacement | undefined): EnvironmentPlacement {
+  if (!placement) throw new NotFoundError();
+  if (!reachesEnvironment(actor, placement)) throw new ForbiddenError(NO_PROJECT_ACCESS);
+  return placement;
 }
 
 /** The actor's level in an organization, or a 403 (with `detail`, if given) when below `minimum`. */
@@ -32,8 +35,8 @@ export function belongsTo(actor: Actor, organizationId: string): boolean {
   return Object.hasOwn(actor.organizations, organizationId);
 }
 
-export function reachesEnvironment(actor: Actor, environmentId: number): boolean {
-  return Object.hasOwn(actor.environments, String(environmentId));
+export function reachesEnvironment(actor: Actor, placement: EnvironmentPlacement): boolean {
+  return belongsTo(actor, placement.organization_id);
 }
 
 /** The calling user's id; resolvers reached by a personal API key always have one. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTOR_TTL_SECONDS, ActorSigner, type Actor } from './actor.js';
 
-const actor: Actor = { kind: 'personal_api_key', user: { id: 7, uuid: 'u' }, key_id: 'k', scopes: ['project:read'], organizations: { o: 8 }, environments: { '3': { project_id: 3, organization_id: 'o' } } };
+const actor: Actor = { kind: 'personal_api_key', user: { id: 7, uuid: 'u' }, key_id: 'k', scopes: ['project:read'], organizations: { o: 8 } };
 
 describe(ActorSigner.name, () => {
   const signer = new ActorSigner('a-secret-key-that-is-long-enough-000000');

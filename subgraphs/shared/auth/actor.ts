@@ -3,7 +3,12 @@ import { constantTimeEqual, deriveKey, hmacBase64url } from '../crypto.js';
 /** Membership levels, as PostHog numbers them. */
 export const MembershipLevel = { member: 1, admin: 8, owner: 15 } as const;
 
-export interface ActorEnvironment {
+/**
+ * Where an environment lives. Not part of the actor: a user may reach thousands of environments,
+ * so subgraphs look the placement up (the projects facade) and test the organization instead.
+ */
+export interface EnvironmentPlacement {
+  id: number;
   project_id: number;
   organization_id: string;
 }
@@ -17,18 +22,16 @@ export interface Actor {
   user?: { id: number; uuid: string };
   key_id?: string;
   scopes: string[];
-  /** organization id → membership level */
+  /** organization id → membership level; every project of an organization is open to its members */
   organizations: Record<string, number>;
-  /** environment id → its project and organization */
-  environments: Record<string, ActorEnvironment>;
 }
 
 export const ACTOR_HEADER = 'x-actor';
 /** Long enough for a slow query plan, short enough that a captured header is soon useless. */
 export const ACTOR_TTL_SECONDS = 30;
 
-export const ANONYMOUS: Actor = { kind: 'anonymous', scopes: [], organizations: {}, environments: {} };
-export const SERVICE: Actor = { kind: 'service', scopes: ['INTERNAL'], organizations: {}, environments: {} };
+export const ANONYMOUS: Actor = { kind: 'anonymous', scopes: [], organizations: {} };
+export const SERVICE: Actor = { kind: 'service', scopes: ['INTERNAL'], organizations: {} };
 
 /** Signs and verifies the actor header that the router sends to subgraphs. */
 export class ActorSigner {

@@ -34,7 +34,8 @@ export interface ServedSubgraph {
 
 /** Internal requests come from the router only; this bounds what a misbehaving peer can send. */
 const MAX_INTERNAL_BODY = 8 * 1024 * 1024;
-const MAX_INTERNAL_HEADERS = 8 * 1024 * 1024;
+/** Above Node's 16 KiB: the signed actor lists every organization of its user (~60 bytes each). */
+const MAX_INTERNAL_HEADERS = 256 * 1024;
 
 /**
  * Serves one subgraph over HTTP (POST/GET `/graphql`) and graphql-ws (same path). Every request must

@@ -1,30 +1,35 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Actor } from '../../shared/auth/actor.js';
-import { ormOptions } from '../../shared/db/orm.js';
-import { migrate } from '../../shared/db/migrate.js';
-import { createLogger } from '../../shared/logger.js';
-import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
-import { customerProfiles } from '../index.js';
-import { CustomerProfileScope } from './customer-profile-config.entity.js';
-import { changesTopic } from './customer-profile-config.event.js';
-import { CustomerProfileConfigService, MAX_LAYOUT_BYTES } from './customer-profile-config.service.js';
+import type { Actor } from '../subgraphs/shared/auth/actor.js';
+import { ormOptions } from '../subgraphs/shared/db/orm.js';
+import { migrate } from '../subgraphs/shared/db/migrate.js';
+import { createLogger } from '../subgraphs/shared/logger.js';
+import { MemoryPubSub } from '../subgraphs/shared/pubsub/memory.pubsub.js';
+import { customerProfiles } from '../subgraphs/customer-profiles/index.js';
+import { CustomerProfileScope } from '../subgraphs/customer-profiles/configs/customer-profile-config.entity.js';
+import { changesTopic } from '../subgraphs/customer-profiles/configs/customer-profile-config.event.js';
+import { CustomerProfileConfigService, MAX_LAYOUT_BYTES } from '../subgraphs/customer-profiles/configs/customer-profile-config.service.js';
+import { seedTenant, type Tenant } from './kit/seed.js';
 
+// The service asks the projects subgraph's tables where an environment lives, so the tenants are real.
 let orm: MikroORM;
 const pubsub = new MemoryPubSub();
-// Environment ids far from what seeded tenants get, so this suite shares the database safely.
-const environment = 900_000 + Math.floor(Math.random() * 50_000);
-const actorFor = (environmentId: number): Actor => ({
+let owner: Tenant;
+let other: Tenant;
+let environment: number;
+let actor: Actor;
+const actorOf = (tenant: Tenant): Actor => ({
   kind: 'personal_api_key',
-  user: { id: 1, uuid: 'u' },
+  user: { id: 1, uuid: tenant.user_uuid },
   scopes: ['*'],
-  organizations: { org: 8 },
-  environments: { [String(environmentId)]: { project_id: environmentId, organization_id: 'org' } },
+  organizations: { [tenant.organization_id]: 8 },
 });
-const actor = actorFor(environment);
 const service = () => new CustomerProfileConfigService(orm.em.fork(), pubsub);
 
 beforeAll(async () => {
+  [owner, other] = await Promise.all([seedTenant(inject('databaseUrl'), 'profiles-owner'), seedTenant(inject('databaseUrl'), 'profiles-other')]);
+  environment = owner.environment_id;
+  actor = actorOf(owner);
   orm = await MikroORM.init(ormOptions(customerProfiles, inject('databaseUrl'), 2));
   await migrate(customerProfiles, orm, createLogger('silent'));
 });
@@ -50,9 +55,12 @@ describe(CustomerProfileConfigService.name, () => {
       });
     });
 
-    it('answers 403 for an environment the actor does not reach', async () => {
-      await expect(service().create(actorFor(environment + 1), { project_id: environment, scope: CustomerProfileScope.person })).rejects.toMatchObject({
+    it("answers 403 for another organization's environment and 404 for one that does not exist", async () => {
+      await expect(service().create(actorOf(other), { project_id: environment, scope: CustomerProfileScope.person })).rejects.toMatchObject({
         extensions: { status: 403 },
+      });
+      await expect(service().create(actor, { project_id: 2_000_000_000, scope: CustomerProfileScope.person })).rejects.toMatchObject({
+        extensions: { status: 404 },
       });
     });
   });
@@ -73,8 +81,7 @@ describe(CustomerProfileConfigService.name, () => {
 
   describe('get', () => {
     it('answers 404 for a config of another environment, worded as a missing one', async () => {
-      const other = environment + 2;
-      const foreign = await service().create(actorFor(other), { project_id: other, scope: CustomerProfileScope.person });
+      const foreign = await service().create(actorOf(other), { project_id: other.environment_id, scope: CustomerProfileScope.person });
       await expect(service().get(actor, environment, foreign.id)).rejects.toMatchObject({ message: 'Not found.', extensions: { status: 404 } });
       await expect(service().get(actor, environment, 'nope')).rejects.toMatchObject({ message: 'Not found.' });
     });
