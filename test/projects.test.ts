@@ -56,6 +56,11 @@ describe('projects over REST', () => {
     expect(all.body.count).toBe(4);
     expect(all.body.results.map((project: { name: string }) => project.name)).toEqual(['Gamma', 'Beta WEB']);
     expect(all.body.next).toBe(`${stack.url}${projects(own)}?limit=2&offset=2`);
+    // PostHog lists projects in their basic form; the whole record is the project's own path.
+    expect(Object.keys(all.body.results[0]).sort()).toEqual(
+      ['access_control', 'api_token', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'id', 'is_demo', 'name', 'organization', 'timezone', 'uuid'],
+    );
+    expect(all.body.results[0].api_token).toMatch(/^phc_/);
     const search = await api(stack.url, 'GET', `${projects(own)}?search=web`, { key: own.personal_api_key });
     expect(search.body.results.map((project: { name: string }) => project.name)).toEqual(['Beta WEB', 'Alpha web']);
     expect((await api(stack.url, 'GET', `${projects(own)}?search=%25`, { key: own.personal_api_key })).body.count).toBe(0);

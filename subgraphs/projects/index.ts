@@ -1,6 +1,7 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
+import { SettingChange } from './activity/setting-change.entity.js';
 import { UserStub } from './activity/activity-log.record.js';
 import { ProductIntent } from './intents/product-intent.entity.js';
 import { DeletionJob } from './deletion/deletion-job.entity.js';
@@ -23,7 +24,7 @@ import { ProjectService } from './projects/project.service.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
-  entities: [Organization, Membership, Project, Environment, ActivityLog, ProductIntent, EvaluationTag, IngestionRestriction, DeletionJob],
+  entities: [Organization, Membership, Project, Environment, ActivityLog, SettingChange, ProductIntent, EvaluationTag, IngestionRestriction, DeletionJob],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver],
   orphanedTypes: [UserStub],

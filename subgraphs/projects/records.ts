@@ -4,6 +4,7 @@ import type { Environment } from './environments/environment.entity.js';
 import type { ProductIntentRecord } from './intents/product-intent.record.js';
 import { EnvironmentRecord } from './environments/environment.record.js';
 import type { Project } from './projects/project.entity.js';
+import { BASIC_SETTING_NAMES, ProjectBasicRecord } from './projects/project-basic.record.js';
 import { ProjectRecord } from './projects/project.record.js';
 import { PROJECT_SETTING_NAMES, SETTING_NAMES } from './settings/setting.spec.js';
 import { effectiveSettings } from './settings/settings.js';
@@ -51,4 +52,16 @@ export function projectRecord(project: Project, primary: Environment, actor: Act
     ...effectiveSettings(primary.settings, PROJECT_SETTING_NAMES),
   });
   return withTokens(record, primary);
+}
+
+/** A project as the list shows it (PostHog's basic form). */
+export function projectBasicRecord(project: Project, primary: Environment): ProjectBasicRecord {
+  const record = Object.assign(new ProjectBasicRecord(), {
+    id: project.id,
+    uuid: project.uuid,
+    organization: project.organization.id,
+    name: project.name,
+    ...effectiveSettings(primary.settings, BASIC_SETTING_NAMES),
+  });
+  return Object.defineProperty(record, 'api_token', { enumerable: true, get: () => secretBox().open(primary.api_token_sealed) });
 }

@@ -67,6 +67,7 @@ export async function seedBulk(databaseUrl: string, account: Bootstrapped, secre
       account.project_id,
     ]);
     await insertHistory(client, account, historyStart);
+    await indexHistory(client, account.environment_id);
     await client.query(`update projects.environments set settings = settings || $1::jsonb where id = $2`, [
       JSON.stringify(cycledSettingsAt(HISTORY_LENGTH)),
       account.environment_id,
@@ -100,6 +101,21 @@ async function insertHistory(client: pg.Client, account: Bootstrapped, historySt
        ) as s
       order by i`,
     [account.organization_id, account.project_id, account.environment_id, historyStart, CHANGE_EVERY_MS, HISTORY_LENGTH, JSON.stringify(CYCLED)],
+  );
+}
+
+/**
+ * The per-field rows the platform writes with each log entry (projects.setting_changes), made
+ * again from the environment's whole log, since the seed wrote the log and moved entries directly.
+ */
+async function indexHistory(client: pg.Client, environmentId: number): Promise<void> {
+  await client.query('delete from projects.setting_changes where environment_id = $1', [environmentId]);
+  await client.query(
+    `insert into projects.setting_changes (log_id, position, environment_id, field, action, before, created_at)
+     select l.id, c.position - 1, l.environment_id, c.change->>'field', c.change->>'action', c.change->'before', l.created_at
+       from projects.activity_log l, jsonb_array_elements(l.changes) with ordinality as c(change, position)
+      where l.environment_id = $1 and c.change->>'field' is not null`,
+    [environmentId],
   );
 }
 

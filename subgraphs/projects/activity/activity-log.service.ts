@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { toPage, type Page } from '../../shared/pagination.js';
 import { ActivityLog, type ActivityChange } from './activity-log.entity.js';
+import { SettingChange } from './setting-change.entity.js';
 import type { ActivityLogRecord } from './activity-log.record.js';
 
 export interface ActivityEntry {
@@ -37,9 +38,19 @@ export class ActivityLogService {
           : { ...change, before: maskNested(change.before), after: maskNested(change.after) },
       ),
     });
-    this.em.persist(log);
+    this.em.persist([log, ...fieldChanges(log)]);
     return log;
   }
+}
+
+/** The entry's changes of an environment's fields, a row each, for settings_as_of. */
+function fieldChanges(log: ActivityLog): SettingChange[] {
+  if (log.environment_id === null) return [];
+  return log.changes.flatMap((change, position) =>
+    change.field === null
+      ? []
+      : [Object.assign(new SettingChange(), { log, position, environment_id: log.environment_id!, field: change.field, action: change.action, before: change.before ?? null, created_at: log.created_at })],
+  );
 }
 
 /** Masks token values inside a JSON setting (`conversations_settings.widget_public_token`). */

@@ -12,16 +12,17 @@ import {
   UpdateProjectArgs,
 } from './project.inputs.js';
 import { DemoDataStatus } from './demo-data.record.js';
+import { ProjectBasicRecord } from './project-basic.record.js';
 import { ProjectRecord } from './project.record.js';
 import { ProjectService } from './project.service.js';
 
 @ObjectType('ProjectList')
-export class ProjectList extends Paginated(ProjectRecord) {}
+export class ProjectList extends Paginated(ProjectBasicRecord) {}
 
 @Resolver(() => ProjectRecord)
 export class ProjectResolver {
   @Authorized('project:read')
-  @Query(() => ProjectList, { description: "An organization's projects, newest first." })
+  @Query(() => ProjectList, { description: "An organization's projects, newest first, in their basic form (the whole record is `project`)." })
   projects(@Args() args: ListProjectsArgs, @Ctx() { actor, em }: SubgraphContext) {
     return new ProjectService(em).list(actor, args);
   }

@@ -13,7 +13,7 @@ import { NOT_GENERATING, type DemoDataStatus } from './demo-data.record.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
 import { Environment } from '../environments/environment.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
-import { projectRecord } from '../records.js';
+import { projectBasicRecord, projectRecord } from '../records.js';
 import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
 import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
@@ -28,6 +28,7 @@ import type {
   ProjectIntentArgs,
   UpdateProjectArgs,
 } from './project.inputs.js';
+import type { ProjectBasicRecord } from './project-basic.record.js';
 import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
@@ -35,7 +36,7 @@ export class ProjectService {
   constructor(private readonly em: EntityManager) {}
 
   /** The organization's projects, newest first; `search` matches the name case-insensitively. */
-  async list(actor: Actor, args: ListProjectsArgs): Promise<Page<ProjectRecord>> {
+  async list(actor: Actor, args: ListProjectsArgs): Promise<Page<ProjectBasicRecord>> {
     if (!isUuid(args.organization_id)) throw new NotFoundError();
     requireOrganization(actor, args.organization_id);
     const window = pageWindow(args);
@@ -45,7 +46,13 @@ export class ProjectService {
       ...(args.search ? { name: { $ilike: `%${escapeLike(args.search)}%` } } : {}),
     };
     const [projects, count] = await this.em.findAndCount(Project, where, { orderBy: { id: 'desc' }, ...window });
-    return toPage(await this.records(actor, projects), count, window);
+    const primaries = projects.length > 0 ? await this.em.find(Environment, { id: { $in: projects.map((project) => project.id) } }) : [];
+    const byId = new Map(primaries.map((environment) => [environment.id, environment]));
+    return toPage(
+      projects.map((project) => projectBasicRecord(project, byId.get(project.id)!)),
+      count,
+      window,
+    );
   }
 
   async get(actor: Actor, id: number, organizationId?: string): Promise<ProjectRecord> {

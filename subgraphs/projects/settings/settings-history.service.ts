@@ -27,7 +27,7 @@ export class SettingsHistoryService {
     const environment = await new EnvironmentService(this.em).entity(actor, args);
     const settings: Record<string, unknown> = effectiveSettings(environment.settings, SETTING_NAMES);
     for (const { field, action, before } of await this.firstChangesAfter(args.id, at)) {
-      if (isSetting(field)) settings[field] = action === 'created' ? null : before;
+      settings[field] = action === 'created' ? null : before;
     }
     const keys = (args.scope ?? []).flatMap((item) => item.split(',')).map((key) => key.trim()).filter(Boolean);
     if (keys.length === 0) return settings;
@@ -35,19 +35,25 @@ export class SettingsHistoryService {
   }
 
   private firstChangesAfter(environmentId: number, at: Date): Promise<{ field: string; action: string; before: unknown }[]> {
-    return this.em.getConnection().execute(FIRST_CHANGES_AFTER, [environmentId, at]);
+    return this.em.getConnection().execute(FIRST_CHANGES_AFTER, [SETTING_NAMES, environmentId, at]);
   }
 }
 
 /**
- * Undoing the changes after `at` newest first leaves each field at the `before` of its oldest
- * change after `at`; PostgreSQL finds that one per field, so a long history is not sent over.
+ * Undoing the changes after `at` newest first leaves each setting at the `before` of its oldest
+ * change after `at`: one probe of the (environment, field, time) index per setting, however long
+ * the history after `at` is.
  */
 const FIRST_CHANGES_AFTER = `
-  select distinct on (change->>'field') change->>'field' as field, change->>'action' as action, change->'before' as before
-    from projects.activity_log, jsonb_array_elements(changes) as change
-   where environment_id = ? and created_at > ? and change->>'field' is not null
-   order by change->>'field', id asc`;
+  select f.field, c.action, c.before
+    from unnest(array[?]::text[]) as f(field)
+    cross join lateral (
+      select action, before
+        from projects.setting_changes
+       where environment_id = ? and field = f.field and created_at > ?
+       order by created_at, log_id, position
+       limit 1
+    ) c`;
 
 /** An ISO 8601 instant; one without a zone is UTC. */
 export function instant(text: string): Date {

@@ -18,9 +18,10 @@ export const nullable = (name: SettingName): boolean => spec(name).schema.safePa
 /**
  * Declares one GraphQL field per setting on a record or arguments class, from the settings table:
  * the type follows the setting's kind; on records each field needs `project:read`; as arguments
- * every setting is optional (absent means unchanged).
+ * every setting is optional (absent means unchanged). A `basic` record is reachable only through
+ * root fields that need `project:read` already, so its fields are plain properties.
  */
-export function declareSettingFields(target: Function, names: readonly SettingName[], role: 'record' | 'arguments'): void {
+export function declareSettingFields(target: Function, names: readonly SettingName[], role: 'record' | 'basic' | 'arguments'): void {
   for (const name of names) {
     const { kind, description } = spec(name);
     const options = { nullable: role === 'arguments' || nullable(name), description };

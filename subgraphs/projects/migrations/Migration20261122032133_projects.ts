@@ -1,0 +1,22 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261122032133_projects extends Migration {
+
+  override async up(): Promise<void> {
+    this.addSql(`create table "projects"."setting_changes" ("log_id" bigint not null, "position" smallint not null, "environment_id" int not null, "field" text not null, "action" text not null, "before" jsonb null, "created_at" timestamptz(6) not null, constraint "setting_changes_pkey" primary key ("log_id", "position"));`);
+    this.addSql(`create index "setting_changes_environment_id_field_created_at_log_id_index" on "projects"."setting_changes" ("environment_id", "field", "created_at", "log_id");`);
+
+    this.addSql(`alter table "projects"."setting_changes" add constraint "setting_changes_log_id_foreign" foreign key ("log_id") references "projects"."activity_log" ("id") on update cascade on delete cascade;`);
+
+    // The changes logged before this table existed, so settings_as_of stays exact across the upgrade.
+    this.addSql(`insert into "projects"."setting_changes" ("log_id", "position", "environment_id", "field", "action", "before", "created_at")
+      select l.id, c.position - 1, l.environment_id, c.change->>'field', c.change->>'action', c.change->'before', l.created_at
+        from "projects"."activity_log" l, jsonb_array_elements(l.changes) with ordinality as c(change, position)
+       where l.environment_id is not null and c.change->>'field' is not null;`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`drop table if exists "projects"."setting_changes" cascade;`);
+  }
+
+}
