@@ -1,10 +1,17 @@
 import type { RestRoute } from '../route-table.js';
 import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
+import { organizationMemberRoutes } from './organization-members.routes.js';
 import { personalApiKeyRoutes } from './personal-api-keys.routes.js';
 import { environmentRoutes, projectRoutes } from './projects.routes.js';
 
 /** Every REST route, one table per API area. */
-export const routes: RestRoute[] = [...personalApiKeyRoutes, ...projectRoutes, ...environmentRoutes, ...customerProfileConfigRoutes];
+export const routes: RestRoute[] = [
+  ...personalApiKeyRoutes,
+  ...organizationMemberRoutes,
+  ...projectRoutes,
+  ...environmentRoutes,
+  ...customerProfileConfigRoutes,
+];
 
 /** Fields that REST records leave out, so that they keep PostHog's shape. */
 export const hiddenFields: string[] = [...customerProfileConfigHiddenFields];

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isUuid } from '../shared/validation.js';
 import { PersonalApiKeyService } from './personal-api-keys/personal-api-key.service.js';
 import { UserService } from './users/user.service.js';
 
@@ -15,6 +16,17 @@ export const accountsFacade = {
     const actor = { kind: 'personal_api_key' as const, user, scopes, organizations: {} };
     const key = await new PersonalApiKeyService(em).create(actor, { label, scopes });
     return key.value;
+  },
+
+  /**
+   * Ids of the users with these uuids (unknown ones left out). Plain SQL on the accounts schema,
+   * so another subgraph's EntityManager can run it.
+   */
+  async userIdsByUuid(em: EntityManager, uuids: readonly string[]): Promise<Map<string, number>> {
+    const wanted = [...new Set(uuids)].filter(isUuid);
+    if (wanted.length === 0) return new Map();
+    const rows = await em.getConnection().execute<{ id: number; uuid: string }[]>('select id, uuid from accounts.users where uuid in (?)', [wanted]);
+    return new Map(rows.map((row) => [row.uuid, row.id]));
   },
 
   async countUsers(em: EntityManager): Promise<number> {

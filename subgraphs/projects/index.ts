@@ -14,6 +14,7 @@ import { EnvironmentResolver } from './environments/environment.resolver.js';
 import { EnvironmentService } from './environments/environment.service.js';
 import { Membership } from './memberships/membership.entity.js';
 import { MembershipResolver } from './memberships/membership.resolver.js';
+import { OrganizationMemberResolver } from './memberships/organization-member.resolver.js';
 import { migrations } from './migrations/index.js';
 import { Organization } from './organizations/organization.entity.js';
 import { OrganizationResolver } from './organizations/organization.resolver.js';
@@ -26,7 +27,7 @@ export const projects = defineSubgraph({
   name: 'projects',
   entities: [Organization, Membership, Project, Environment, ActivityLog, SettingChange, ProductIntent, EvaluationTag, IngestionRestriction, DeletionJob],
   migrations,
-  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver],
+  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver, OrganizationMemberResolver],
   orphanedTypes: [UserStub],
   references: {
     Organization: batchedReference(

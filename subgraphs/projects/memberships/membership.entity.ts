@@ -19,6 +19,10 @@ export class Membership {
   @Property({ type: 'smallint' })
   level!: number;
 
+  /** When the user joined (PostHog's `joined_at`). */
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updated_at: Date = new Date();
 }

@@ -1,0 +1,13 @@
+import type { RestRoute } from '../route-table.js';
+
+const members = '/organizations/:organization_id/members';
+
+/**
+ * PostHog's members endpoints (not in the API document; REST callers written for PostHog use
+ * them to manage roles), keyed by the member's user uuid.
+ */
+export const organizationMemberRoutes: RestRoute[] = [
+  { method: 'GET', path: members, field: 'Query.organization_members' },
+  { method: 'PATCH', path: `${members}/:user_uuid`, field: 'Mutation.update_organization_member' },
+  { method: 'DELETE', path: `${members}/:user_uuid`, field: 'Mutation.remove_organization_member', status: 204 },
+];
