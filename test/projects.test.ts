@@ -225,6 +225,14 @@ describe('activity', () => {
     expect(latest.detail.changes.map((change: { field: string }) => change.field)).toEqual(['api_token']);
     expect(latest.detail.changes[0].after).toMatch(/^phc_\.\.\.[0-9A-Za-z]{4}$/);
     expect(activity.body.next).toBe(`${stack.url}${path}activity/?limit=1&offset=1`);
+    // PostHog pages the log by number: the same entries, links by page, and "Invalid page." past the end.
+    const second = await api(stack.url, 'GET', `${path}activity/?limit=1&page=2`, { key: own.personal_api_key });
+    expect(second.body.results[0].detail.changes[0].field).toBe('timezone');
+    expect(second.body).toMatchObject({ count: 2, next: null, previous: `${stack.url}${path}activity/?limit=1&page=1` });
+    expect((await api(stack.url, 'GET', `${path}activity/?limit=1&page=1`, { key: own.personal_api_key })).body.next).toBe(`${stack.url}${path}activity/?limit=1&page=2`);
+    const past = await api(stack.url, 'GET', `${path}activity/?limit=1&page=3`, { key: own.personal_api_key });
+    expect(past.status).toBe(404);
+    expect(past.body.detail).toBe('Invalid page.');
 
     const reader = await createKey(stack.url, own.personal_api_key, ['project:read']);
     expect((await api(stack.url, 'GET', `${path}activity/`, { key: reader })).body.detail).toBe("API key missing required scope 'activity_log:read'");

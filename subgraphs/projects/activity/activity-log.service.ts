@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { toPage, type Page } from '../../shared/pagination.js';
 import { ActivityLog, type ActivityChange } from './activity-log.entity.js';
 import { SettingChange } from './setting-change.entity.js';
@@ -21,10 +22,25 @@ const SECRET_KEY = /token/i;
 export class ActivityLogService {
   constructor(private readonly em: EntityManager) {}
 
-  /** A project's log (its own entries and its environments'), newest first. */
-  async list(projectId: number, window: { limit: number; offset: number }): Promise<Page<ActivityLogRecord>> {
-    const [entries, count] = await this.em.findAndCount(ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...window });
-    return toPage(entries.map(toRecord), count, window);
+  /**
+   * A project's log (its own entries and its environments'), newest first. With a `page` (from 1),
+   * it pages as PostHog does: links by page number, and a page past the end is "Invalid page.".
+   */
+  async list(projectId: number, window: { limit: number; offset: number }, page?: number): Promise<Page<ActivityLogRecord>> {
+    if (page === undefined || page === null) {
+      const [entries, count] = await this.em.findAndCount(ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...window });
+      return toPage(entries.map(toRecord), count, window);
+    }
+    if (page < 1) throw new NotFoundError('Invalid page.');
+    const paged = { limit: window.limit, offset: (page - 1) * window.limit };
+    const [entries, count] = await this.em.findAndCount(ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...paged });
+    if (page > 1 && paged.offset >= count) throw new NotFoundError('Invalid page.');
+    return {
+      count,
+      next: paged.offset + paged.limit < count ? `?limit=${paged.limit}&page=${page + 1}` : null,
+      previous: page > 1 ? `?limit=${paged.limit}&page=${page - 1}` : null,
+      results: entries.map(toRecord),
+    };
   }
 
   /** Adds an entry to the unit of work: it is written by the same flush, in the same transaction. */

@@ -28,6 +28,9 @@ export class ProjectActivityArgs extends PageArgs {
 
   @Field(() => Int)
   id!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Page number from 1, as PostHog pages the activity log (instead of `offset`).' })
+  page?: number;
 }
 
 @ArgsType()

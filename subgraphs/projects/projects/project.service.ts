@@ -105,7 +105,7 @@ export class ProjectService {
   /** The project's activity log, newest first. */
   async activity(actor: Actor, args: ProjectActivityArgs): Promise<Page<ActivityLogRecord>> {
     const project = await this.reachable(actor, args.id, args.organization_id);
-    return new ActivityLogService(this.em).list(project.id, pageWindow(args));
+    return new ActivityLogService(this.em).list(project.id, pageWindow(args), args.page);
   }
 
   /** Records a product intent, or completes its onboarding (members; project:read). */
