@@ -76,6 +76,8 @@ describe('organization members over REST', () => {
     await api(stack.url, 'PATCH', `${members(owner.organization_id)}${admin.user_uuid}/`, { key: owner.personal_api_key, body: { level: MEMBER } });
     await rolesSettle();
     expect((await api(stack.url, 'POST', projects, { key: admin.personal_api_key, body: { name: 'Not any more' } })).status).toBe(403);
+    const record = await api(stack.url, 'GET', `${projects}${owner.project_id}/`, { key: admin.personal_api_key });
+    expect(record.body).toMatchObject({ effective_membership_level: MEMBER, user_access_level: 'member' });
   });
 
   it('keeps at least one owner: ownership is handed over, and the last owner cannot leave', async () => {

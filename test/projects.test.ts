@@ -36,7 +36,13 @@ describe('projects over REST', () => {
       anonymize_ips: false,
       session_recording_sample_rate: null,
       effective_membership_level: 15,
+      user_access_level: 'admin',
       secret_api_token: null,
+      // Nothing has been ingested into a new project, so it has no events and no group types yet.
+      ingested_event: false,
+      has_group_types: false,
+      group_types: [],
+      live_events_token: null,
     });
     expect(created.body.api_token).toMatch(/^phc_[0-9A-Za-z]+$/);
     expect(created.body).not.toHaveProperty('base_currency');
@@ -58,7 +64,7 @@ describe('projects over REST', () => {
     expect(all.body.next).toBe(`${stack.url}${projects(own)}?limit=2&offset=2`);
     // PostHog lists projects in their basic form; the whole record is the project's own path.
     expect(Object.keys(all.body.results[0]).sort()).toEqual(
-      ['access_control', 'api_token', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'id', 'is_demo', 'name', 'organization', 'timezone', 'uuid'],
+      ['access_control', 'api_token', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'id', 'ingested_event', 'is_demo', 'name', 'organization', 'timezone', 'uuid'],
     );
     expect(all.body.results[0].api_token).toMatch(/^phc_/);
     const search = await api(stack.url, 'GET', `${projects(own)}?search=web`, { key: own.personal_api_key });

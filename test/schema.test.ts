@@ -83,4 +83,27 @@ describe('migrations', () => {
       }
     },
   );
+
+  it('projects: an upgraded database indexes the changes logged before setting_changes existed', async () => {
+    const projects = subgraphs.find((subgraph) => subgraph.name === 'projects')!;
+    const url = await createScratchDatabase(inject('databaseUrl'), 'migration_upgrade');
+    scratch.push(url);
+    const orm = await openOrm(projects, url, 2);
+    try {
+      const [first] = projects.migrations;
+      await orm.getMigrator().up({ migrations: [first!.name!] });
+      const connection = orm.em.getConnection();
+      await connection.execute(`insert into projects.activity_log (organization_id, project_id, environment_id, scope, activity, item_name, changes, created_at)
+        values (gen_random_uuid(), 1, 1, 'Team', 'updated', 'Default project', '[{"type":"Team","action":"changed","field":"timezone","before":"UTC","after":"Asia/Tokyo"},{"type":"Team","action":"changed","field":"anonymize_ips","before":false,"after":true}]', now()),
+               (gen_random_uuid(), 1, null, 'Project', 'updated', 'Default project', '[{"type":"Project","action":"changed","field":"name","before":"a","after":"b"}]', now())`);
+      await migrate(projects, orm, log);
+      const rows = await connection.execute('select environment_id, field, action, before, position from projects.setting_changes order by position');
+      expect(rows).toEqual([
+        { environment_id: 1, field: 'timezone', action: 'changed', before: 'UTC', position: 0 },
+        { environment_id: 1, field: 'anonymize_ips', action: 'changed', before: false, position: 1 },
+      ]);
+    } finally {
+      await orm.close();
+    }
+  });
 });

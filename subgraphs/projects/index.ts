@@ -3,6 +3,7 @@ import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
 import { SettingChange } from './activity/setting-change.entity.js';
 import { UserStub } from './activity/activity-log.record.js';
+import { GroupType } from './group-types/group-type.entity.js';
 import { ProductIntent } from './intents/product-intent.entity.js';
 import { DeletionJob } from './deletion/deletion-job.entity.js';
 import { EvaluationTag } from './evaluation-tags/evaluation-tag.entity.js';
@@ -25,7 +26,7 @@ import { ProjectService } from './projects/project.service.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
-  entities: [Organization, Membership, Project, Environment, ActivityLog, SettingChange, ProductIntent, EvaluationTag, IngestionRestriction, DeletionJob],
+  entities: [Organization, Membership, Project, Environment, ActivityLog, SettingChange, ProductIntent, GroupType, EvaluationTag, IngestionRestriction, DeletionJob],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver, OrganizationMemberResolver],
   orphanedTypes: [UserStub],

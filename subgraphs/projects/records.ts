@@ -1,13 +1,35 @@
-import type { Actor } from '../shared/auth/actor.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { MembershipLevel, type Actor } from '../shared/auth/actor.js';
 import { secretBox } from '../shared/secrets.js';
 import type { Environment } from './environments/environment.entity.js';
-import type { ProductIntentRecord } from './intents/product-intent.record.js';
 import { EnvironmentRecord } from './environments/environment.record.js';
+import type { GroupTypeRecord } from './group-types/group-type.record.js';
+import { GroupTypeService } from './group-types/group-type.service.js';
+import type { ProductIntentRecord } from './intents/product-intent.record.js';
+import { ProductIntentService } from './intents/product-intent.service.js';
 import type { Project } from './projects/project.entity.js';
 import { BASIC_SETTING_NAMES, ProjectBasicRecord } from './projects/project-basic.record.js';
 import { ProjectRecord } from './projects/project.record.js';
 import { PROJECT_SETTING_NAMES, SETTING_NAMES } from './settings/setting.spec.js';
 import { effectiveSettings } from './settings/settings.js';
+
+/** What a record shows from other tables: the environment's product intents and its project's group types. */
+export interface TeamRelations {
+  intents: ProductIntentRecord[];
+  groupTypes: GroupTypeRecord[];
+}
+
+/** A new project has neither intents nor group types. */
+export const NO_RELATIONS: TeamRelations = { intents: [], groupTypes: [] };
+
+/** The relations of several environments, in one query per table. */
+export async function teamRelations(em: EntityManager, environments: Environment[]): Promise<(environment: Environment) => TeamRelations> {
+  const [intents, groupTypes] = await Promise.all([
+    new ProductIntentService(em).byEnvironment(environments.map((environment) => environment.id)),
+    new GroupTypeService(em).byProject([...new Set(environments.map((environment) => environment.project.id))]),
+  ]);
+  return (environment) => ({ intents: intents.get(environment.id) ?? [], groupTypes: groupTypes.get(environment.project.id) ?? [] });
+}
 
 const open = (sealed: string | null) => (sealed === null ? null : secretBox().open(sealed));
 
@@ -20,16 +42,30 @@ function withTokens<T extends object>(record: T, environment: Environment): T {
   });
 }
 
-/** An environment as callers read it; `organizationId` comes from the actor or the creating call. */
-export function environmentRecord(environment: Environment, organizationId: string, actor: Actor, intents: ProductIntentRecord[]): EnvironmentRecord {
+/** The read-only fields projects and environments share, for the actor and an environment. */
+function teamFields(environment: Environment, organizationId: string, actor: Actor, related: TeamRelations) {
+  const level = actor.organizations[organizationId] ?? null;
+  return {
+    product_intents: related.intents,
+    effective_membership_level: level,
+    // Without per-project access control, a project is open to every member of its organization.
+    user_access_level: level !== null && level >= MembershipLevel.admin ? 'admin' : 'member',
+    ingested_event: environment.ingested_event,
+    has_group_types: related.groupTypes.length > 0,
+    group_types: related.groupTypes,
+    live_events_token: null,
+  };
+}
+
+/** An environment as callers read it. */
+export function environmentRecord(environment: Environment, organizationId: string, actor: Actor, related: TeamRelations): EnvironmentRecord {
   const record = Object.assign(new EnvironmentRecord(), {
     id: environment.id,
     uuid: environment.uuid,
     project_id: environment.project.id,
     organization: organizationId,
     name: environment.name,
-    product_intents: intents,
-    effective_membership_level: actor.organizations[organizationId] ?? null,
+    ...teamFields(environment, organizationId, actor, related),
     created_at: environment.created_at,
     updated_at: environment.updated_at,
     ...effectiveSettings(environment.settings, SETTING_NAMES),
@@ -38,15 +74,14 @@ export function environmentRecord(environment: Environment, organizationId: stri
 }
 
 /** A project as callers read it: its own fields and its primary environment's tokens and settings. */
-export function projectRecord(project: Project, primary: Environment, actor: Actor, intents: ProductIntentRecord[]): ProjectRecord {
+export function projectRecord(project: Project, primary: Environment, actor: Actor, related: TeamRelations): ProjectRecord {
   const organizationId = project.organization.id;
   const record = Object.assign(new ProjectRecord(), {
     id: project.id,
     name: project.name,
     uuid: project.uuid,
     organization: organizationId,
-    product_intents: intents,
-    effective_membership_level: actor.organizations[organizationId] ?? null,
+    ...teamFields(primary, organizationId, actor, related),
     created_at: project.created_at,
     updated_at: project.updated_at > primary.updated_at ? project.updated_at : primary.updated_at,
     ...effectiveSettings(primary.settings, PROJECT_SETTING_NAMES),
@@ -61,6 +96,7 @@ export function projectBasicRecord(project: Project, primary: Environment): Proj
     uuid: project.uuid,
     organization: project.organization.id,
     name: project.name,
+    ingested_event: primary.ingested_event,
     ...effectiveSettings(primary.settings, BASIC_SETTING_NAMES),
   });
   return Object.defineProperty(record, 'api_token', { enumerable: true, get: () => secretBox().open(primary.api_token_sealed) });

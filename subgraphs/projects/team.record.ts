@@ -1,4 +1,5 @@
 import { Authorized, Field, ID, Int, ObjectType } from 'type-graphql';
+import { GroupTypeRecord } from './group-types/group-type.record.js';
 import { ProductIntentRecord } from './intents/product-intent.record.js';
 
 /**
@@ -34,6 +35,26 @@ export abstract class TeamRecord {
   @Authorized('project:read')
   @Field(() => Int, { nullable: true, description: "The caller's level: 1 member, 8 admin, 15 owner." })
   effective_membership_level!: number | null;
+
+  @Authorized('project:read')
+  @Field(() => String, { description: "The caller's access to the project: `admin` for organization admins and owners, else `member`." })
+  user_access_level!: string;
+
+  @Authorized('project:read')
+  @Field({ description: 'Whether any event has been ingested yet.' })
+  ingested_event!: boolean;
+
+  @Authorized('project:read')
+  @Field({ description: 'Whether the project has group types yet (they come with the first `$groupidentify` of a type).' })
+  has_group_types!: boolean;
+
+  @Authorized('project:read')
+  @Field(() => [GroupTypeRecord])
+  group_types!: GroupTypeRecord[];
+
+  @Authorized('project:read')
+  @Field(() => String, { nullable: true, description: "A token for PostHog's live-events stream; null: this platform runs no such stream." })
+  live_events_token!: string | null;
 
   @Authorized('project:read')
   @Field()

@@ -41,6 +41,10 @@ export class Environment {
   @Property({ type: 'text', nullable: true, hidden: true })
   secret_api_token_backup_sealed: string | null = null;
 
+  /** Whether ingestion has taken an event for this environment yet (set by ingestion, never unset). */
+  @Property({ type: 'boolean', default: false })
+  ingested_event: boolean = false;
+
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();
 

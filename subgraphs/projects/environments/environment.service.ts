@@ -3,7 +3,7 @@ import { reachesEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
-import { environmentRecord } from '../records.js';
+import { environmentRecord, teamRelations } from '../records.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
 import { NOT_GENERATING, type DemoDataStatus } from '../projects/demo-data.record.js';
 import { ConversationsService } from '../settings/conversations.service.js';
@@ -28,12 +28,9 @@ export class EnvironmentService {
     const placements = [...(await placeEnvironments(this.em, ids)).values()].filter((placement) => reachesEnvironment(actor, placement));
     const organizationOf = new Map(placements.map((placement) => [placement.id, placement.organization_id]));
     const environments = organizationOf.size > 0 ? await this.em.find(Environment, { id: { $in: [...organizationOf.keys()] } }) : [];
-    const intents = await new ProductIntentService(this.em).byEnvironment(environments.map((environment) => environment.id));
+    const related = await teamRelations(this.em, environments);
     return new Map(
-      environments.map((environment) => [
-        environment.id,
-        environmentRecord(environment, organizationOf.get(environment.id)!, actor, intents.get(environment.id) ?? []),
-      ]),
+      environments.map((environment) => [environment.id, environmentRecord(environment, organizationOf.get(environment.id)!, actor, related(environment))]),
     );
   }
 
@@ -99,8 +96,8 @@ export class EnvironmentService {
   }
 
   private async record(actor: Actor, environment: Environment, organizationId: string): Promise<EnvironmentRecord> {
-    const intents = await new ProductIntentService(this.em).byEnvironment([environment.id]);
-    return environmentRecord(environment, organizationId, actor, intents.get(environment.id) ?? []);
+    const related = await teamRelations(this.em, [environment]);
+    return environmentRecord(environment, organizationId, actor, related(environment));
   }
 
   /** An environment the actor reaches (in the project given, if any); another project's is "not found". */

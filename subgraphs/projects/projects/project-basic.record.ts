@@ -33,6 +33,9 @@ export class ProjectBasicRecord {
   @Field()
   name!: string;
 
+  @Field({ description: 'Whether any event has been ingested yet.' })
+  ingested_event!: boolean;
+
   [setting: string]: unknown;
 }
 

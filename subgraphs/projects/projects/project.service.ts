@@ -13,7 +13,7 @@ import { NOT_GENERATING, type DemoDataStatus } from './demo-data.record.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
 import { Environment } from '../environments/environment.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
-import { projectBasicRecord, projectRecord } from '../records.js';
+import { NO_RELATIONS, projectBasicRecord, projectRecord, teamRelations } from '../records.js';
 import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
 import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
@@ -92,7 +92,7 @@ export class ProjectService {
       });
       return created;
     });
-    return projectRecord(project, environment, actor, []);
+    return projectRecord(project, environment, actor, NO_RELATIONS);
   }
 
   /** Changes the name and settings given; configuration needs a member, the rest an admin. */
@@ -240,12 +240,13 @@ export class ProjectService {
   private async records(actor: Actor, projects: Project[]): Promise<ProjectRecord[]> {
     if (projects.length === 0) return [];
     const ids = projects.map((project) => project.id);
-    const [primaries, intents] = await Promise.all([
-      this.em.find(Environment, { id: { $in: ids } }),
-      new ProductIntentService(this.em).byEnvironment(ids),
-    ]);
+    const primaries = await this.em.find(Environment, { id: { $in: ids } });
+    const related = await teamRelations(this.em, primaries);
     const byId = new Map(primaries.map((environment) => [environment.id, environment]));
-    return projects.map((project) => projectRecord(project, byId.get(project.id)!, actor, intents.get(project.id) ?? []));
+    return projects.map((project) => {
+      const primary = byId.get(project.id)!;
+      return projectRecord(project, primary, actor, related(primary));
+    });
   }
 }
 
