@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { reachesEnvironment } from '../../shared/auth/access.js';
+import { reachesEnvironment, requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
@@ -11,7 +11,7 @@ import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import { Environment } from './environment.entity.js';
-import { placeEnvironments, reachEnvironment } from './environment-placement.js';
+import { placeEnvironments } from './environment-placement.js';
 import type { EnvironmentInProjectArgs, EnvironmentIntentArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import type { EnvironmentRecord } from './environment.record.js';
 
@@ -100,11 +100,25 @@ export class EnvironmentService {
     return environmentRecord(environment, organizationId, actor, related(environment));
   }
 
-  /** An environment the actor reaches (in the project given, if any); another project's is "not found". */
+  /**
+   * An environment the actor reaches (in the project given, if any; another project's is "not
+   * found"), with its project, in one query: 404 when it does not exist or is being deleted, 403
+   * when it is another organization's. A lock takes the environment's row only.
+   */
   private async load(actor: Actor, args: EnvironmentInProjectArgs, lockMode?: LockMode): Promise<{ environment: Environment; organizationId: string }> {
-    const { organization_id: organizationId } = await reachEnvironment(this.em, actor, args.id);
-    const environment = await this.em.findOne(Environment, { id: args.id, project: { deleted_at: null } }, lockMode ? { lockMode } : {});
-    if (!environment || (args.project_id != null && environment.project.id !== args.project_id)) throw new NotFoundError();
-    return { environment, organizationId };
+    const environment = Number.isSafeInteger(args.id)
+      ? await this.em.findOne(
+          Environment,
+          { id: args.id, project: { deleted_at: null } },
+          { populate: ['project'], ...(lockMode ? { lockMode, lockTableAliases: ['e0'] } : {}) },
+        )
+      : null;
+    const project = environment?.project;
+    const { organization_id: organizationId } = requireEnvironment(
+      actor,
+      environment && project ? { id: environment.id, project_id: project.id, organization_id: project.organization.id } : undefined,
+    );
+    if (args.project_id != null && project!.id !== args.project_id) throw new NotFoundError();
+    return { environment: environment!, organizationId };
   }
 }
