@@ -9,6 +9,7 @@ import type { ProductIntentRecord } from './intents/product-intent.record.js';
 import { ProductIntentService } from './intents/product-intent.service.js';
 import type { Project } from './projects/project.entity.js';
 import { BASIC_SETTING_NAMES, ProjectBasicRecord } from './projects/project-basic.record.js';
+import type { ProjectListRow } from './projects/project-list.repository.js';
 import { ProjectRecord } from './projects/project.record.js';
 import { PROJECT_SETTING_NAMES, SETTING_NAMES } from './settings/setting.spec.js';
 import { effectiveSettings } from './settings/settings.js';
@@ -89,15 +90,15 @@ export function projectRecord(project: Project, primary: Environment, actor: Act
   return withTokens(record, primary);
 }
 
-/** A project as the list shows it (PostHog's basic form). */
-export function projectBasicRecord(project: Project, primary: Environment): ProjectBasicRecord {
+/** A project as the list shows it (PostHog's basic form), from its list row. */
+export function projectBasicRecord(row: ProjectListRow): ProjectBasicRecord {
   const record = Object.assign(new ProjectBasicRecord(), {
-    id: project.id,
-    uuid: project.uuid,
-    organization: project.organization.id,
-    name: project.name,
-    ingested_event: primary.ingested_event,
-    ...effectiveSettings(primary.settings, BASIC_SETTING_NAMES),
+    id: row.id,
+    uuid: row.uuid,
+    organization: row.organization_id,
+    name: row.name,
+    ingested_event: row.ingested_event,
+    ...effectiveSettings(row.settings, BASIC_SETTING_NAMES),
   });
-  return Object.defineProperty(record, 'api_token', { enumerable: true, get: () => secretBox().open(primary.api_token_sealed) });
+  return Object.defineProperty(record, 'api_token', { enumerable: true, get: () => secretBox().open(row.api_token_sealed) });
 }

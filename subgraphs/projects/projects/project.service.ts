@@ -29,6 +29,7 @@ import type {
   UpdateProjectArgs,
 } from './project.inputs.js';
 import type { ProjectBasicRecord } from './project-basic.record.js';
+import { listProjects } from './project-list.repository.js';
 import type { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
 
@@ -40,19 +41,8 @@ export class ProjectService {
     if (!isUuid(args.organization_id)) throw new NotFoundError();
     requireOrganization(actor, args.organization_id);
     const window = pageWindow(args);
-    const where = {
-      organization: args.organization_id,
-      deleted_at: null,
-      ...(args.search ? { name: { $ilike: `%${escapeLike(args.search)}%` } } : {}),
-    };
-    const [projects, count] = await this.em.findAndCount(Project, where, { orderBy: { id: 'desc' }, ...window });
-    const primaries = projects.length > 0 ? await this.em.find(Environment, { id: { $in: projects.map((project) => project.id) } }) : [];
-    const byId = new Map(primaries.map((environment) => [environment.id, environment]));
-    return toPage(
-      projects.map((project) => projectBasicRecord(project, byId.get(project.id)!)),
-      count,
-      window,
-    );
+    const { rows, count } = await listProjects(this.em, args.organization_id, args.search ?? undefined, window);
+    return toPage(rows.map(projectBasicRecord), count, window);
   }
 
   async get(actor: Actor, id: number, organizationId?: string): Promise<ProjectRecord> {
@@ -248,8 +238,4 @@ export class ProjectService {
       return projectRecord(project, primary, actor, related(primary));
     });
   }
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }

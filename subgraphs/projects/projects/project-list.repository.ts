@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Settings } from '../settings/settings.js';
+
+/** What the list shows of a project and its primary environment, read without hydrating entities. */
+export interface ProjectListRow {
+  id: number;
+  uuid: string;
+  organization_id: string;
+  name: string;
+  api_token_sealed: string;
+  ingested_event: boolean;
+  settings: Settings;
+}
+
+/**
+ * The list of an organization's projects, newest first, as two plain queries run side by side:
+ * the count, and the page joined to its primary environments. A list of 100 is read in about a
+ * millisecond of PostgreSQL, where hydrating 200 entities took several of Node.
+ */
+export async function listProjects(
+  em: EntityManager,
+  organizationId: string,
+  search: string | undefined,
+  window: { limit: number; offset: number },
+): Promise<{ rows: ProjectListRow[]; count: number }> {
+  const connection = em.getConnection();
+  const match = search ? `and p.name ilike ?` : '';
+  const params = search ? [organizationId, `%${escapeLike(search)}%`] : [organizationId];
+  const [rows, [counted]] = await Promise.all([
+    connection.execute<ProjectListRow[]>(
+      `select p.id, p.uuid, p.organization_id, p.name, e.api_token_sealed, e.ingested_event, e.settings
+         from projects.projects p
+         join projects.environments e on e.id = p.id
+        where p.organization_id = ? and p.deleted_at is null ${match}
+        order by p.id desc
+        limit ? offset ?`,
+      [...params, window.limit, window.offset],
+    ),
+    connection.execute<{ count: string }[]>(
+      `select count(*) from projects.projects p where p.organization_id = ? and p.deleted_at is null ${match}`,
+      params,
+    ),
+  ]);
+  return { rows, count: Number(counted!.count) };
+}
+
+/** `search` is a plain substring: the LIKE wildcards in it match themselves. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
