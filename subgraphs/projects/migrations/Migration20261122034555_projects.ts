@@ -3,6 +3,10 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261122034555_projects extends Migration {
 
   override async up(): Promise<void> {
+    // Trusted since PostgreSQL 13: a database owner may create it. Made in public, where the index names its operator class.
+    this.addSql(`create extension if not exists pg_trgm with schema public;`);
+    this.addSql(`create index "projects_name_trgm_index" on "projects"."projects" using gin ("name" public.gin_trgm_ops);`);
+
     this.addSql(`create table "projects"."group_types" ("id" serial primary key, "project_id" int not null, "group_type" text not null, "group_type_index" smallint not null, "name_singular" text null, "name_plural" text null, "created_at" timestamptz not null);`);
     this.addSql(`alter table "projects"."group_types" add constraint "group_types_project_id_group_type_index_unique" unique ("project_id", "group_type_index");`);
     this.addSql(`alter table "projects"."group_types" add constraint "group_types_project_id_group_type_unique" unique ("project_id", "group_type");`);

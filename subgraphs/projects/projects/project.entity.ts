@@ -4,6 +4,11 @@ import { Organization } from '../organizations/organization.entity.js';
 
 /** A project: a product being analysed, with one or more environments. */
 @Entity({ tableName: 'projects' })
+// The list's `search` is a case-insensitive substring (ILIKE '%…%'): trigrams find it without reading every name.
+@Index({
+  name: 'projects_name_trgm_index',
+  expression: 'create index "projects_name_trgm_index" on "projects"."projects" using gin ("name" public.gin_trgm_ops)',
+})
 export class Project {
   /** Taken from the project's first environment, so the two share it. */
   @PrimaryKey({ autoincrement: false })
