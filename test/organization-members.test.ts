@@ -127,7 +127,7 @@ describe('organization members over REST', () => {
     const outsider = await seedTenant(inject('databaseUrl'), 'members-outsider');
     const before = await levels(owner, owner.organization_id);
     expect((await api(stack.url, 'GET', members(owner.organization_id), { key: outsider.personal_api_key })).status).toBe(403);
-    for (const [method, body] of [['PATCH', { level: OWNER }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [['PATCH', { level: OWNER }], ['PATCH', { level: 5 }], ['DELETE', undefined]] as const) {
       const foreign = await api(stack.url, method, `${members(owner.organization_id)}${member.user_uuid}/`, { key: outsider.personal_api_key, body });
       expect(foreign.status).toBe(403);
       // The owner's member under the outsider's own organization is not a member there.

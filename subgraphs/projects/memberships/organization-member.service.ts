@@ -35,8 +35,8 @@ export class OrganizationMemberService {
   }
 
   async update(actor: Actor, args: UpdateOrganizationMemberArgs): Promise<OrganizationMemberRecord> {
-    if (!LEVELS.includes(args.level)) throw new ValidationError(`"${args.level}" is not a valid choice.`, 'level', 'invalid_choice');
     return this.change(actor, args, (member, callerLevel) => {
+      if (!LEVELS.includes(args.level)) throw new ValidationError(`"${args.level}" is not a valid choice.`, 'level', 'invalid_choice');
       if (member.user_id === actor.user?.id) throw new ForbiddenError("You can't change your own access level.");
       mayEditOthers(callerLevel, member);
       if (args.level > callerLevel) throw new ForbiddenError('You can only change access level of others to lower or equal to your current one.');
