@@ -215,13 +215,13 @@ export class ProjectService {
    * organization the user is not in is 403, a project missing from it 404, and a project of an
    * organization the user is not in 403.
    */
-  private async reachable(actor: Actor, id: number, organizationId?: string): Promise<Project> {
-    if (organizationId !== undefined) {
+  private async reachable(actor: Actor, id: number, organizationId?: string | null): Promise<Project> {
+    if (organizationId != null) {
       if (!isUuid(organizationId)) throw new NotFoundError();
       requireOrganization(actor, organizationId);
     }
     const project = Number.isSafeInteger(id) ? await this.em.findOne(Project, { id, deleted_at: null }) : null;
-    if (!project || (organizationId !== undefined && project.organization.id !== organizationId)) throw new NotFoundError();
+    if (!project || (organizationId != null && project.organization.id !== organizationId)) throw new NotFoundError();
     if (!belongsTo(actor, project.organization.id)) throw new ForbiddenError(NO_PROJECT_ACCESS);
     return project;
   }
