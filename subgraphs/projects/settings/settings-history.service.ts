@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import { ValidationError } from '../../shared/errors.js';
-import { EnvironmentService } from '../environments/environment.service.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { SETTING_NAMES } from './setting.spec.js';
-import { effectiveSettings, isSetting } from './settings.js';
+import { effectiveSettings, isSetting, type Settings } from './settings.js';
 
 export interface SettingsAsOfArgs {
   project_id?: number;
@@ -24,36 +24,47 @@ export class SettingsHistoryService {
    */
   async asOf(actor: Actor, args: SettingsAsOfArgs): Promise<Record<string, unknown>> {
     const at = instant(args.at);
-    const environment = await new EnvironmentService(this.em).entity(actor, args);
-    const settings: Record<string, unknown> = effectiveSettings(environment.settings, SETTING_NAMES);
-    for (const { field, action, before } of await this.firstChangesAfter(args.id, at)) {
-      settings[field] = action === 'created' ? null : before;
-    }
+    const [row] = await this.em.getConnection().execute<AsOfRow[]>(AS_OF, [SETTING_NAMES, at, args.id]);
+    requireEnvironment(actor, row && { id: args.id, project_id: row.project_id, organization_id: row.organization_id });
+    if (args.project_id != null && row!.project_id !== args.project_id) throw new NotFoundError();
+    const settings: Record<string, unknown> = effectiveSettings(row!.settings, SETTING_NAMES);
+    for (const [field, action, before] of row!.changes) settings[field] = action === 'created' ? null : before;
     const keys = (args.scope ?? []).flatMap((item) => item.split(',')).map((key) => key.trim()).filter(Boolean);
     if (keys.length === 0) return settings;
     return Object.fromEntries(keys.map((key) => [key, isSetting(key) ? settings[key] : null]));
   }
+}
 
-  private firstChangesAfter(environmentId: number, at: Date): Promise<{ field: string; action: string; before: unknown }[]> {
-    return this.em.getConnection().execute(FIRST_CHANGES_AFTER, [SETTING_NAMES, environmentId, at]);
-  }
+interface AsOfRow {
+  project_id: number;
+  organization_id: string;
+  settings: Settings;
+  /** `[field, action, before]` of each setting's oldest change after the instant. */
+  changes: [string, string, unknown][];
 }
 
 /**
- * Undoing the changes after `at` newest first leaves each setting at the `before` of its oldest
- * change after `at`: one probe of the (environment, field, time) index per setting, however long
- * the history after `at` is.
+ * The environment (if it exists and is not being deleted) with its organization, current settings
+ * and, per setting, its oldest change after the instant, in one statement: undoing the changes after
+ * `at` newest first leaves each setting at that change's `before`. One probe of the (environment,
+ * field, time) index per setting, however long the history after `at` is.
  */
-const FIRST_CHANGES_AFTER = `
-  select f.field, c.action, c.before
-    from unnest(array[?]::text[]) as f(field)
-    cross join lateral (
-      select action, before
-        from projects.setting_changes
-       where environment_id = ? and field = f.field and created_at > ?
-       order by created_at, log_id, position
-       limit 1
-    ) c`;
+const AS_OF = `
+  select e.project_id, p.organization_id, e.settings,
+         coalesce((
+           select jsonb_agg(jsonb_build_array(f.field, c.action, c.before))
+             from unnest(array[?]::text[]) as f(field)
+             cross join lateral (
+               select action, before
+                 from projects.setting_changes
+                where environment_id = e.id and field = f.field and created_at > ?
+                order by created_at, log_id, position
+                limit 1
+             ) c
+         ), '[]'::jsonb) as changes
+    from projects.environments e
+    join projects.projects p on p.id = e.project_id and p.deleted_at is null
+   where e.id = ?`;
 
 /** An ISO 8601 instant; one without a zone is UTC. */
 export function instant(text: string): Date {
