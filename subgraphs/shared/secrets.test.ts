@@ -13,6 +13,16 @@ describe(SecretBox.name, () => {
     expect(() => new SecretBox('other-secret-key-long-enough-000000000').open(sealed)).toThrow();
   });
 
+  it('opens a value again from memory, and still refuses a tampered copy of it', () => {
+    const sealed = box.seal('phc_token');
+    expect(box.open(sealed)).toBe('phc_token');
+    expect(box.open(sealed)).toBe('phc_token');
+    const [v, iv, tag, data] = sealed.split(':');
+    const flipped = `${data!.startsWith('A') ? 'B' : 'A'}${data!.slice(1)}`;
+    expect(() => box.open([v, iv, tag, flipped].join(':'))).toThrow();
+    expect(() => new SecretBox('other-secret-key-long-enough-000000000').open(sealed)).toThrow();
+  });
+
   it('refuses a tampered ciphertext', () => {
     const [v, iv, tag, data] = box.seal('value').split(':');
     expect(() => box.open([v, iv, tag, `${data}A`].join(':'))).toThrow();

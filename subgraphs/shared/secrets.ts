@@ -2,6 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { config } from './config.js';
 import { deriveKey, sha256Hex } from './crypto.js';
 
+const MAX_OPENED = 10_000;
+
 /**
  * Encrypts secrets kept at rest with AES-256-GCM under a key derived from SECRET_KEY. The stored
  * form is `v1:<iv>:<tag>:<ciphertext>` (base64url); a record written under another SECRET_KEY
@@ -9,6 +11,12 @@ import { deriveKey, sha256Hex } from './crypto.js';
  */
 export class SecretBox {
   private readonly key: Buffer;
+  /**
+   * Opened values by sealed form, oldest dropped first: a page of 100 projects opens 100 tokens
+   * per request. A sealed form always opens to the same value, and whoever can read this
+   * process's memory holds the key anyway.
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(secretKey: string) {
     this.key = deriveKey(secretKey, 'secrets-at-rest');
@@ -22,11 +30,16 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
+    const cached = this.opened.get(sealed);
+    if (cached !== undefined) return cached;
     const [version, iv, tag, ciphertext] = sealed.split(':');
     if (version !== 'v1' || !iv || !tag || ciphertext === undefined) throw new Error('not a sealed secret');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    if (this.opened.size >= MAX_OPENED) this.opened.delete(this.opened.keys().next().value!);
+    this.opened.set(sealed, plaintext);
+    return plaintext;
   }
 }
 
