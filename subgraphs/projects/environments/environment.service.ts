@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { reachesEnvironment, requireEnvironment } from '../../shared/auth/access.js';
+import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';
@@ -11,7 +11,6 @@ import { SETTING_NAMES } from '../settings/setting.spec.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import { Environment } from './environment.entity.js';
-import { placeEnvironments } from './environment-placement.js';
 import type { EnvironmentInProjectArgs, EnvironmentIntentArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import type { EnvironmentRecord } from './environment.record.js';
 
@@ -25,12 +24,20 @@ export class EnvironmentService {
 
   /** For entity references: the environments among `ids` that the actor may see, as records. */
   async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, EnvironmentRecord>> {
-    const placements = [...(await placeEnvironments(this.em, ids)).values()].filter((placement) => reachesEnvironment(actor, placement));
-    const organizationOf = new Map(placements.map((placement) => [placement.id, placement.organization_id]));
-    const environments = organizationOf.size > 0 ? await this.em.find(Environment, { id: { $in: [...organizationOf.keys()] } }) : [];
+    // As ProjectService.findMany: the organization filter is the access check, in the one query.
+    const organizations = Object.keys(actor.organizations);
+    const wanted = ids.filter((id) => Number.isSafeInteger(id));
+    const environments =
+      wanted.length > 0 && organizations.length > 0
+        ? await this.em.find(
+            Environment,
+            { id: { $in: wanted }, project: { deleted_at: null, organization: { $in: organizations } } },
+            { populate: ['project'] },
+          )
+        : [];
     const related = await teamRelations(this.em, environments);
     return new Map(
-      environments.map((environment) => [environment.id, environmentRecord(environment, organizationOf.get(environment.id)!, actor, related(environment))]),
+      environments.map((environment) => [environment.id, environmentRecord(environment, environment.project.organization.id, actor, related(environment))]),
     );
   }
 

@@ -11,7 +11,7 @@ import type { OrganizationMemberRecord } from './organization-member.record.js';
 import type { ListOrganizationMembersArgs, OrganizationMemberArgs, UpdateOrganizationMemberArgs } from './organization-member.inputs.js';
 
 const LEVELS: readonly number[] = Object.values(MembershipLevel);
-export const LAST_OWNER = 'An organization must keep at least one owner.';
+const LAST_OWNER = 'An organization must keep at least one owner.';
 
 /**
  * Who belongs to an organization and at what level, with PostHog's rules: members see the list;

@@ -11,7 +11,7 @@ export const NO_PROJECT_ACCESS = "You don't have access to the project.";
  */
 export function requireEnvironment(actor: Actor, placement: EnvironmentPlacement | undefined): EnvironmentPlacement {
   if (!placement) throw new NotFoundError();
-  if (!reachesEnvironment(actor, placement)) throw new ForbiddenError(NO_PROJECT_ACCESS);
+  if (!belongsTo(actor, placement.organization_id)) throw new ForbiddenError(NO_PROJECT_ACCESS);
   return placement;
 }
 
@@ -33,10 +33,6 @@ export function isAdmin(actor: Actor, organizationId: string): boolean {
  */
 export function belongsTo(actor: Actor, organizationId: string): boolean {
   return Object.hasOwn(actor.organizations, organizationId);
-}
-
-export function reachesEnvironment(actor: Actor, placement: EnvironmentPlacement): boolean {
-  return belongsTo(actor, placement.organization_id);
 }
 
 /** The calling user's id; resolvers reached by a personal API key always have one. */
