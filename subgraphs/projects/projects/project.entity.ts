@@ -9,6 +9,8 @@ import { Organization } from '../organizations/organization.entity.js';
   name: 'projects_name_trgm_index',
   expression: 'create index "projects_name_trgm_index" on "projects"."projects" using gin ("name" public.gin_trgm_ops)',
 })
+// An organization's live projects, counted for every page of the list from the index alone.
+@Index({ properties: ['organization', 'deleted_at'] })
 export class Project {
   /** Taken from the project's first environment, so the two share it. */
   @PrimaryKey({ autoincrement: false })
@@ -18,7 +20,6 @@ export class Project {
   uuid: string = randomUUID();
 
   @ManyToOne(() => Organization, { deleteRule: 'cascade' })
-  @Index()
   organization!: Organization;
 
   @Property({ type: 'text' })
