@@ -14,7 +14,7 @@ import type { Logger } from './shared/logger.js';
 import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
-import type { SubgraphDefinition } from './shared/subgraph/define.js';
+import type { SubgraphDefinition, Worker } from './shared/subgraph/define.js';
 import { serveSubgraph, type ServedSubgraph } from './shared/subgraph/serve.js';
 
 export interface RunningSubgraphs {
@@ -22,6 +22,8 @@ export interface RunningSubgraphs {
   urls: Record<string, string>;
   /** Set where the projects subgraph runs. */
   deletions?: DeletionWorker;
+  /** Each served subgraph's background worker, by subgraph name. */
+  workers: Record<string, Worker>;
   database: Database;
   pubsub: PubSub;
   /** True when the database answers. */
@@ -49,8 +51,10 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   const cleanupOrms: Orm[] = [];
   let pubsub: PubSub | undefined;
   let deletions: DeletionWorker | undefined;
+  const workers: Record<string, Worker> = {};
   const stop = async () => {
     await deletions?.stop();
+    await Promise.allSettled(Object.values(workers).map((worker) => worker.stop()));
     await Promise.allSettled(cleanupOrms.map((orm) => orm.close()));
     await Promise.allSettled(served.map((subgraph) => subgraph.close()));
     await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
@@ -72,6 +76,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     for (const [definition, orm] of orms) {
       const runtime = { definition, orm, pubsub, signer, log: log.child({ subgraph: definition.name }) };
       served.push(await serveSubgraph(runtime, '127.0.0.1', options.port ?? 0));
+      if (definition.startWorker) workers[definition.name] = definition.startWorker({ orm, pubsub, log: runtime.log, config });
     }
   } catch (error) {
     await stop();
@@ -81,6 +86,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   const events = pubsub;
   return {
     deletions,
+    workers,
     urls: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.url])),
     database,
     pubsub,

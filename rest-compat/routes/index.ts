@@ -3,10 +3,12 @@ import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from '
 import { organizationMemberRoutes } from './organization-members.routes.js';
 import { personalApiKeyRoutes } from './personal-api-keys.routes.js';
 import { environmentRoutes, projectRoutes } from './projects.routes.js';
+import { userRoutes } from './users.routes.js';
 
 /** Every REST route, one table per API area. */
 export const routes: RestRoute[] = [
   ...personalApiKeyRoutes,
+  ...userRoutes,
   ...organizationMemberRoutes,
   ...projectRoutes,
   ...environmentRoutes,

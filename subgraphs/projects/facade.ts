@@ -3,8 +3,9 @@ import { bootstrap, type BootstrapInput, type BootstrapResult } from './bootstra
 import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
 import { reachEnvironment } from './environments/environment-placement.js';
+import { UserPlacementService, type CurrentPlacement } from './users/user-placement.service.js';
 
-export type { BootstrapInput, BootstrapResult };
+export type { BootstrapInput, BootstrapResult, CurrentPlacement };
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
@@ -14,6 +15,14 @@ export const projectsFacade = {
    * EntityManager will do: it reads the projects schema through that connection.
    */
   reachEnvironment: (em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> => reachEnvironment(em, actor, id),
+
+  /** A user's new current organization (one they belong to, else 400) and its first environment. */
+  chooseCurrentOrganization: (em: EntityManager, userId: number, organizationId: string): Promise<CurrentPlacement> =>
+    new UserPlacementService(em).chooseOrganization(userId, organizationId),
+
+  /** A user's new current environment (in one of their organizations, else 400) and its organization. */
+  chooseCurrentTeam: (em: EntityManager, userId: number, teamId: string): Promise<CurrentPlacement> =>
+    new UserPlacementService(em).chooseTeam(userId, teamId),
 
   /** Runs the oldest pending project deletion, if any; `cleanup` drops other subgraphs' data. */
   runNextDeletion: (em: EntityManager, cleanup: EnvironmentDataCleanup): Promise<boolean> => new DeletionService(em).runNext(cleanup),

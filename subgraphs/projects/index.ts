@@ -23,14 +23,17 @@ import { OrganizationService } from './organizations/organization.service.js';
 import { Project } from './projects/project.entity.js';
 import { ProjectResolver } from './projects/project.resolver.js';
 import { ProjectService } from './projects/project.service.js';
+import { UserAccountResolver } from './users/user-account.resolver.js';
 
 export const projects = defineSubgraph({
   name: 'projects',
   entities: [Organization, Membership, Project, Environment, ActivityLog, SettingChange, ProductIntent, GroupType, EvaluationTag, IngestionRestriction, DeletionJob],
   migrations,
-  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver, OrganizationMemberResolver],
+  resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver, OrganizationMemberResolver, UserAccountResolver],
   orphanedTypes: [UserStub],
   references: {
+    // The accounts subgraph sends the ids the fields here need (`@requires`): nothing to load.
+    UserAccount: (reference) => reference,
     Organization: batchedReference(
       (reference) => String(reference.id),
       (ids, { actor, em }) => new OrganizationService(em).findMany(actor, ids),

@@ -32,6 +32,8 @@ const schema = z.object({
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  /** The sender of outgoing mail. */
+  MAIL_FROM: z.string().min(3).regex(/@/, 'must hold an email address').default('Analytics Platform <no-reply@localhost>'),
   OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
   ANTHROPIC_BASE_URL: url(['http:', 'https:']).optional(),
   GEMINI_BASE_URL: url(['http:', 'https:']).optional(),

@@ -11,8 +11,14 @@ export class CreatePersonalApiKeyArgs {
 
 @ArgsType()
 export class PersonalApiKeyIdArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The key id, or `@current` for the key of this request.' })
   id!: string;
+}
+
+@ArgsType()
+export class UpdatePersonalApiKeyArgs extends PersonalApiKeyIdArgs {
+  @Field({ description: 'The new name (at most 40 characters).' })
+  label!: string;
 }
 
 @ArgsType()

@@ -4,7 +4,7 @@ import type { SubgraphContext } from '../../shared/context.js';
 import { KeyIdentityType } from './key-identity.type.js';
 import { NewPersonalApiKey } from './new-personal-api-key.type.js';
 import { PersonalApiKey } from './personal-api-key.entity.js';
-import { AuthenticateArgs, CreatePersonalApiKeyArgs, PersonalApiKeyIdArgs } from './personal-api-key.inputs.js';
+import { AuthenticateArgs, CreatePersonalApiKeyArgs, PersonalApiKeyIdArgs, UpdatePersonalApiKeyArgs } from './personal-api-key.inputs.js';
 import { PersonalApiKeyService } from './personal-api-key.service.js';
 
 /** Managing one's own personal API keys needs a key that holds every scope (`*`). */
@@ -26,6 +26,18 @@ export class PersonalApiKeyResolver {
   @Mutation(() => NewPersonalApiKey, { description: 'Creates a key; its `value` is in this answer and never again.' })
   create_personal_api_key(@Args() args: CreatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<NewPersonalApiKey> {
     return new PersonalApiKeyService(em).create(actor, args);
+  }
+
+  @Authorized(ALL_SCOPES)
+  @Mutation(() => PersonalApiKey, { description: 'Renames a key.' })
+  update_personal_api_key(@Args() { id, label }: UpdatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<PersonalApiKey> {
+    return new PersonalApiKeyService(em).rename(actor, id, label);
+  }
+
+  @Authorized(ALL_SCOPES)
+  @Mutation(() => NewPersonalApiKey, { description: 'Gives a key a new value (same label and scopes); the old value stops working at once.' })
+  roll_personal_api_key(@Args() { id }: PersonalApiKeyIdArgs, @Ctx() { actor, em }: SubgraphContext): Promise<NewPersonalApiKey> {
+    return new PersonalApiKeyService(em).roll(actor, id);
   }
 
   @Authorized(ALL_SCOPES)

@@ -12,6 +12,8 @@ import { NewPersonalApiKey } from './new-personal-api-key.type.js';
 import { PersonalApiKey } from './personal-api-key.entity.js';
 
 export const MAX_KEYS_PER_USER = 10;
+/** The pseudo-id of the key that authenticates the request. */
+export const CURRENT_KEY = '@current';
 const MAX_LABEL_LENGTH = 40;
 /** `last_used_at` is written at most this often per key, so authentication rarely writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -31,19 +33,36 @@ export class PersonalApiKeyService {
     return this.em.find(PersonalApiKey, { user: requireUserId(actor) }, { orderBy: { created_at: 'desc', id: 'asc' } });
   }
 
+  /** One of the caller's keys; `@current` names the key of this request, as in PostHog. */
   async get(actor: Actor, id: string): Promise<PersonalApiKey> {
-    const key = isUuid(id) ? await this.em.findOne(PersonalApiKey, { id, user: requireUserId(actor) }) : null;
+    const keyId = id === CURRENT_KEY ? actor.key_id : id;
+    const key = keyId && isUuid(keyId) ? await this.em.findOne(PersonalApiKey, { id: keyId, user: requireUserId(actor) }) : null;
     if (!key) throw new NotFoundError();
     return key;
   }
 
+  async rename(actor: Actor, id: string, label: string): Promise<PersonalApiKey> {
+    const key = await this.get(actor, id);
+    key.label = validLabel(label);
+    await this.em.flush();
+    return key;
+  }
+
+  /**
+   * A new value for a key, with its label and scopes: the old value stops working at once (within
+   * the router's one-second cache), and the new one is in this answer only.
+   */
+  async roll(actor: Actor, id: string): Promise<NewPersonalApiKey> {
+    const key = await this.get(actor, id);
+    const value = generateToken('phx_');
+    Object.assign(key, { secure_value: tokenHash(value), mask_value: maskSecret(value), last_used_at: null });
+    await this.em.flush();
+    return { ...key, value };
+  }
+
   async create(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<NewPersonalApiKey> {
     const userId = requireUserId(actor);
-    const label = args.label.trim();
-    if (!label) throw new ValidationError('This field may not be blank.', 'label', 'blank');
-    if (label.length > MAX_LABEL_LENGTH) {
-      throw new ValidationError(`Ensure this field has no more than ${MAX_LABEL_LENGTH} characters.`, 'label', 'max_length');
-    }
+    const label = validLabel(args.label);
     if (args.scopes.length === 0) throw new ValidationError('This list may not be empty.', 'scopes', 'empty');
     const unknown = args.scopes.find((scope) => !isKnownScope(scope));
     if (unknown !== undefined) throw new ValidationError(`Invalid scope: ${unknown}`, 'scopes');
@@ -89,4 +108,13 @@ export class PersonalApiKeyService {
     }
     return { key_id: key.id, user_id: key.user.id, user_uuid: key.user.uuid, scopes: key.scopes };
   }
+}
+
+function validLabel(given: string): string {
+  const label = given.trim();
+  if (!label) throw new ValidationError('This field may not be blank.', 'label', 'blank');
+  if (label.length > MAX_LABEL_LENGTH) {
+    throw new ValidationError(`Ensure this field has no more than ${MAX_LABEL_LENGTH} characters.`, 'label', 'max_length');
+  }
+  return label;
 }

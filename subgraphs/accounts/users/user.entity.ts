@@ -50,6 +50,46 @@ export class User {
   @Property({ type: 'text', nullable: true })
   role_at_organization: string | null = null;
 
+  /** A new address waiting for verification; `email` stays in use until then. */
+  @Property({ type: 'text', nullable: true })
+  pending_email: string | null = null;
+
+  /** May address other users' accounts and make staff. */
+  @Property({ type: 'boolean' })
+  is_staff: boolean = false;
+
+  @Property({ type: 'boolean' })
+  anonymize_data: boolean = false;
+
+  /** The user's overrides only; the record shows them over the defaults. */
+  @Property({ type: 'json', defaultRaw: `'{}'` })
+  notification_settings: Record<string, unknown> = {};
+
+  @Property({ type: 'text' })
+  toolbar_mode: string = 'toolbar';
+
+  @Property({ type: 'text', nullable: true })
+  theme_mode: string | null = null;
+
+  @Property({ type: 'json', nullable: true })
+  events_column_config: unknown = null;
+
+  @Property({ type: 'json', nullable: true })
+  has_seen_product_intro_for: unknown = null;
+
+  /** The organization and environment the user works in; plain ids of the projects subgraph. */
+  @Property({ type: 'uuid', nullable: true })
+  current_organization_id: string | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  current_team_id: number | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  password_changed_at: Date | null = null;
+
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updated_at: Date = new Date();
 }

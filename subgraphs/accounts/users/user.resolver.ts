@@ -1,17 +1,37 @@
-import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { SubgraphContext } from '../../shared/context.js';
-import { NotFoundError } from '../../shared/errors.js';
-import { User } from './user.entity.js';
-import { UserService } from './user.service.js';
+import { UpdateUserArgs, UserArgs } from './user-account.inputs.js';
+import { UserAccountRecord } from './user-account.record.js';
+import { UserAccountService } from './user-account.service.js';
+import { ME } from './user-access.js';
 
-@Resolver(() => User)
+const service = ({ em, pubsub, log }: SubgraphContext) => new UserAccountService(em, pubsub, log);
+
+@Resolver(() => UserAccountRecord)
 export class UserResolver {
   @Authorized('user:read')
-  @Query(() => User, { description: 'The user behind the calling key.' })
-  async me(@Ctx() { actor, em }: SubgraphContext): Promise<User> {
-    const user = await new UserService(em).findById(requireUserId(actor));
-    if (!user) throw new NotFoundError();
-    return user;
+  @Query(() => UserAccountRecord, { description: 'The account of the user behind the calling key.' })
+  me(@Ctx() context: SubgraphContext): Promise<UserAccountRecord> {
+    requireUserId(context.actor);
+    return service(context).get(context.actor, ME);
+  }
+
+  @Authorized('user:read')
+  @Query(() => UserAccountRecord, { description: 'An account by uuid: `@me`, the caller\'s own uuid, or (staff only) anyone\'s.' })
+  user(@Args() { uuid }: UserArgs, @Ctx() context: SubgraphContext): Promise<UserAccountRecord> {
+    return service(context).get(context.actor, uuid);
+  }
+
+  @Authorized('user:write')
+  @Mutation(() => UserAccountRecord, { description: 'Changes the account: profile, preferences, current organization or environment, password, email.' })
+  update_user(@Args() args: UpdateUserArgs, @Ctx() context: SubgraphContext): Promise<UserAccountRecord> {
+    return service(context).update(context.actor, args);
+  }
+
+  @Authorized('user:write')
+  @Mutation(() => UserAccountRecord, { description: "Drops the caller's pending email change; 400 when there is none." })
+  cancel_email_change_request(@Ctx() context: SubgraphContext): Promise<UserAccountRecord> {
+    return service(context).cancelEmailChange(context.actor);
   }
 }

@@ -48,3 +48,15 @@ export async function listProjects(
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
+
+/** One environment in the list's basic form (PostHog's basic team: a user's current `team`). */
+export async function basicEnvironmentRow(em: EntityManager, id: number): Promise<ProjectListRow | undefined> {
+  const [row] = await em.getConnection().execute<ProjectListRow[]>(
+    `select e.id, e.uuid, p.organization_id, e.name, e.api_token_sealed, e.ingested_event, e.settings
+       from projects.environments e
+       join projects.projects p on p.id = e.project_id and p.deleted_at is null
+      where e.id = ?`,
+    [id],
+  );
+  return row;
+}

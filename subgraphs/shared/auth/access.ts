@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { MembershipLevel, type Actor, type EnvironmentPlacement } from './actor.js';
+import { grants, type RequiredScope } from './scopes.js';
 
 export const NO_PROJECT_ACCESS = "You don't have access to the project.";
 
@@ -39,4 +40,12 @@ export function belongsTo(actor: Actor, organizationId: string): boolean {
 export function requireUserId(actor: Actor): number {
   if (!actor.user) throw new ForbiddenError();
   return actor.user.id;
+}
+
+/**
+ * For operations open to anonymous callers (a mailed token is their credential): a personal API
+ * key must still hold `scope`, as on every other operation of its object.
+ */
+export function requireScopeOfKey(actor: Actor, scope: RequiredScope): void {
+  if (actor.kind === 'personal_api_key' && !grants(actor.scopes, scope)) throw new ForbiddenError(`API key missing required scope '${scope}'`);
 }

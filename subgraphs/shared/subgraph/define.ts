@@ -1,7 +1,11 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NonEmptyArray } from 'type-graphql';
+import type { Config } from '../config.js';
 import type { SubgraphContext } from '../context.js';
+import type { Orm } from '../db/orm.js';
+import type { Logger } from '../logger.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 
 /** Resolves a `@key` entity of this subgraph from its key fields (Apollo's `__resolveReference`). */
 export type ReferenceResolver = (reference: Record<string, unknown>, context: SubgraphContext) => unknown;
@@ -24,6 +28,22 @@ export interface SubgraphDefinition {
    * the projects subgraph, with this subgraph's own EntityManager); must be safe to repeat.
    */
   deleteEnvironmentData?: (em: EntityManager, environmentIds: number[]) => Promise<void>;
+  /** Started once the subgraph serves, stopped before it closes; jobs live in its tables. */
+  startWorker?: (runtime: WorkerRuntime) => Worker;
+}
+
+/** Background work a subgraph runs where it is served (delivering its outbox, say). */
+export interface Worker {
+  /** Does what is due now (tests, after a commit they wait on). */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface WorkerRuntime {
+  orm: Orm;
+  pubsub: PubSub;
+  log: Logger;
+  config: Config;
 }
 
 export function defineSubgraph(definition: SubgraphDefinition): SubgraphDefinition {

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { User } from '../users/user.entity.js';
+
+/** A mailed verification token for one address of a user; only its SHA-256 is kept. */
+@Entity({ tableName: 'email_verification_tokens' })
+@Index({ properties: ['user', 'created_at'] })
+export class EmailVerificationToken {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => User, { deleteRule: 'cascade' })
+  user!: User;
+
+  /** The address the token proves: the user's email, or the pending one it would replace it with. */
+  @Property({ type: 'text' })
+  email!: string;
+
+  @Property({ type: 'text', unique: true })
+  token_hash!: string;
+
+  @Property({ type: 'timestamptz' })
+  created_at: Date = new Date();
+
+  @Property({ type: 'timestamptz' })
+  expires_at!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  used_at: Date | null = null;
+}

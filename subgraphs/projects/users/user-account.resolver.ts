@@ -1,0 +1,40 @@
+import { Ctx, Directive, FieldResolver, Resolver, Root } from 'type-graphql';
+import type { SubgraphContext } from '../../shared/context.js';
+import { ProjectBasicRecord } from '../projects/project-basic.record.js';
+import { basicEnvironmentRow } from '../projects/project-list.repository.js';
+import { projectBasicRecord } from '../records.js';
+import { UserAccountExtension } from './user-account.extension.js';
+import { UserOrganizationRecord } from './user-organization.record.js';
+import { UserPlacementService } from './user-placement.service.js';
+
+const CURRENT = '@requires(fields: "current_organization_id current_team_id")';
+
+/**
+ * The organizations of a user's own account. Reached only through the accounts subgraph's
+ * `me`/`user`, which check `user:read` and that the caller may see the account.
+ */
+@Resolver(() => UserAccountExtension)
+export class UserAccountResolver {
+  @Directive(CURRENT)
+  @FieldResolver(() => UserOrganizationRecord, { nullable: true, description: 'The organization the user works in now.' })
+  async organization(@Root() user: UserAccountExtension, @Ctx() { em }: SubgraphContext): Promise<UserOrganizationRecord | null> {
+    return (await new UserPlacementService(em).resolve(user.id, current(user))).organization;
+  }
+
+  @Directive(CURRENT)
+  @FieldResolver(() => ProjectBasicRecord, { nullable: true, description: 'The environment (team) the user works in now.' })
+  async team(@Root() user: UserAccountExtension, @Ctx() { em }: SubgraphContext): Promise<ProjectBasicRecord | null> {
+    const { team_id } = await new UserPlacementService(em).resolve(user.id, current(user));
+    const row = team_id === null ? undefined : await basicEnvironmentRow(em, team_id);
+    return row ? projectBasicRecord(row) : null;
+  }
+
+  @FieldResolver(() => [UserOrganizationRecord], { description: 'Every organization the user belongs to.' })
+  organizations(@Root() user: UserAccountExtension, @Ctx() { em }: SubgraphContext): Promise<UserOrganizationRecord[]> {
+    return new UserPlacementService(em).organizations(user.id);
+  }
+}
+
+function current(user: UserAccountExtension) {
+  return { organization_id: user.current_organization_id ?? null, team_id: user.current_team_id ?? null };
+}
