@@ -23,6 +23,7 @@ import { OrganizationService } from './organizations/organization.service.js';
 import { Project } from './projects/project.entity.js';
 import { ProjectResolver } from './projects/project.resolver.js';
 import { ProjectService } from './projects/project.service.js';
+import { UserAccountExtension } from './users/user-account.extension.js';
 import { UserAccountResolver } from './users/user-account.resolver.js';
 
 export const projects = defineSubgraph({
@@ -30,7 +31,7 @@ export const projects = defineSubgraph({
   entities: [Organization, Membership, Project, Environment, ActivityLog, SettingChange, ProductIntent, GroupType, EvaluationTag, IngestionRestriction, DeletionJob],
   migrations,
   resolvers: [OrganizationResolver, ProjectResolver, EnvironmentResolver, EvaluationTagResolver, IngestionRestrictionResolver, MembershipResolver, OrganizationMemberResolver, UserAccountResolver],
-  orphanedTypes: [UserStub],
+  orphanedTypes: [UserStub, UserAccountExtension],
   references: {
     // The accounts subgraph sends the ids the fields here need (`@requires`): nothing to load.
     UserAccount: (reference) => reference,

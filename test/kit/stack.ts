@@ -20,6 +20,8 @@ export interface StackOptions {
   redisUrl?: string;
   redisPrefix?: string;
   maxBodyBytes?: number;
+  /** Mail goes to this SMTP server; kept in the outbox otherwise. */
+  smtpUrl?: string;
 }
 
 export interface Stack {
@@ -47,6 +49,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       PORT: '0',
       MAX_BODY_BYTES: String(options.maxBodyBytes ?? 1_048_576),
+      SMTP_URL: options.smtpUrl,
     }),
   );
   const log = createLogger(config.LOG_LEVEL, 'test');
