@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
+import { sql } from './kit/db.js';
+import { api, gql } from './kit/http.js';
+import { seedTenant, type Tenant } from './kit/seed.js';
+import { startSmtpSink, type SmtpSink } from './kit/smtp-sink.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+let stack: Stack;
+let sink: SmtpSink;
+/**
+ * A database of this file's own: every stack's mail worker delivers the whole outbox of its
+ * database, and the other suites' stacks have no SMTP (they would keep these mails unsent).
+ */
+let databaseUrl: string;
+
+beforeAll(async () => {
+  databaseUrl = await createScratchDatabase(inject('databaseUrl'), 'analytics_mail_test');
+  sink = await startSmtpSink();
+  stack = await startStack({ databaseUrl, smtpUrl: sink.url });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await sink?.close();
+  if (databaseUrl) await dropDatabase(databaseUrl);
+});
+
+const tenant = (label: string) => seedTenant(databaseUrl, label);
+const request = (body: unknown, key?: string) => api(stack.url, 'POST', '/api/users/request_email_verification/', { body, key });
+const verify = (body: unknown, key?: string) => api(stack.url, 'POST', '/api/users/verify_email/', { body, key });
+
+/** The token of the latest verification mail to `address`, read from the delivered mail. */
+async function mailedToken(address: string, after = 0): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (sink.mails.filter((mail) => mail.to.includes(address) && /Verify/.test(mail.subject)).length <= after) {
+    if (Date.now() > deadline) throw new Error(`no verification mail to ${address}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const mail = sink.mails.filter((candidate) => candidate.to.includes(address) && /Verify/.test(candidate.subject)).at(-1)!;
+  return /Token:\n([0-9A-Za-z]+)\n/.exec(mail.text)![1]!;
+}
+const mailsTo = (address: string) => sink.mails.filter((mail) => mail.to.includes(address)).length;
+const account = async (owner: Tenant) => (await api(stack.url, 'GET', '/api/users/@me/', { key: owner.personal_api_key })).body;
+
+describe('email verification', () => {
+  it('mails a token that verifies the address once, without a key', async () => {
+    const owner = await tenant('verify');
+    const asked = await request({ uuid: owner.user_uuid });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toEqual({ success: true });
+    const token = await mailedToken(owner.email);
+    expect(token.length).toBeGreaterThanOrEqual(40);
+    const stored = await sql(databaseUrl, 'select token_hash from accounts.email_verification_tokens t join accounts.users u on u.id = t.user_id where u.uuid = $1', [owner.user_uuid]);
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    const verified = await verify({ uuid: owner.user_uuid, token });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ success: true, token });
+    expect((await account(owner)).is_email_verified).toBe(true);
+    const reused = await verify({ uuid: owner.user_uuid, token });
+    expect(reused.status).toBe(400);
+    expect(reused.body).toMatchObject({ type: 'validation_error', code: 'token_used', attr: 'token' });
+    // The outbox keeps no token once the mail went out.
+    const outbox = await sql<{ status: string; body: string | null }>(databaseUrl, `select status, body from accounts.outbox where recipient = $1`, [owner.email]);
+    expect(outbox).toEqual([{ status: 'sent', body: null }]);
+  });
+
+  it('answers alike for unknown accounts and addresses, and mails nothing then', async () => {
+    const owner = await tenant('enumerate');
+    const known = await request({ email: owner.email.toUpperCase() });
+    const unknownAddress = await request({ email: 'nobody-here@example.test' });
+    const unknownUuid = await request({ uuid: '00000000-0000-4000-8000-000000000000' });
+    const malformedUuid = await request({ uuid: 'not-a-uuid' });
+    for (const answer of [known, unknownAddress, unknownUuid, malformedUuid]) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ success: true });
+    }
+    await mailedToken(owner.email);
+    await stack.subgraphs.workers.accounts!.drain();
+    expect(mailsTo('nobody-here@example.test')).toBe(0);
+  });
+
+  it('refuses wrong, expired and missing tokens with their own codes', async () => {
+    const owner = await tenant('bad-token');
+    await request({}, owner.personal_api_key);
+    const token = await mailedToken(owner.email);
+    expect((await verify({ uuid: owner.user_uuid, token: 'x'.repeat(43) })).body).toMatchObject({ code: 'invalid_token', attr: 'token' });
+    expect((await verify({ uuid: owner.user_uuid })).body).toMatchObject({ code: 'required', attr: 'token' });
+    const other = await tenant('bad-token-other');
+    expect((await verify({ uuid: other.user_uuid, token })).body).toMatchObject({ code: 'invalid_token' });
+    await sql(databaseUrl, `update accounts.email_verification_tokens set expires_at = now() - interval '1 second' where user_id = (select id from accounts.users where uuid = $1)`, [owner.user_uuid]);
+    expect((await verify({ uuid: owner.user_uuid, token })).body).toMatchObject({ code: 'token_expired', attr: 'token' });
+    expect((await account(owner)).is_email_verified).toBe(false);
+  });
+
+  it('mails an account at most three times an hour, however often it is asked', async () => {
+    const owner = await tenant('throttle');
+    for (let attempt = 0; attempt < 5; attempt++) expect((await request({ uuid: owner.user_uuid })).status).toBe(200);
+    await mailedToken(owner.email, 2);
+    await stack.subgraphs.workers.accounts!.drain();
+    expect(mailsTo(owner.email)).toBe(3);
+  });
+});
+
+describe('email change', () => {
+  it('keeps the old address until the new one is verified by the mail sent to it', async () => {
+    const [owner, other] = await Promise.all([tenant('change'), tenant('change-other')]);
+    const newAddress = `new-${owner.email}`;
+    const changed = await api(stack.url, 'PATCH', '/api/users/@me/', { key: owner.personal_api_key, body: { email: newAddress.toUpperCase() } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ email: owner.email, pending_email: newAddress });
+    const token = await mailedToken(newAddress);
+    expect(mailsTo(owner.email)).toBe(0);
+    expect((await verify({ uuid: owner.user_uuid, token })).status).toBe(200);
+    expect(await account(owner)).toMatchObject({ email: newAddress, pending_email: null, is_email_verified: true });
+
+    const taken = await api(stack.url, 'PATCH', '/api/users/@me/', { key: other.personal_api_key, body: { email: newAddress } });
+    expect(taken.status).toBe(400);
+    expect(taken.body).toMatchObject({ code: 'email_taken', attr: 'email' });
+  });
+
+  it('cancels a pending change: the mailed token dies with it; a second cancel is a 400', async () => {
+    const owner = await tenant('cancel');
+    const newAddress = `cancelled-${owner.email}`;
+    await gql(stack.graphqlUrl, 'mutation ($email: String) { update_user(uuid: "@me", email: $email) { pending_email } }', { email: newAddress }, owner.personal_api_key);
+    const token = await mailedToken(newAddress);
+    const cancelled = await api(stack.url, 'PATCH', '/api/users/cancel_email_change_request/', { key: owner.personal_api_key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ email: owner.email, pending_email: null, uuid: owner.user_uuid });
+    expect((await verify({ uuid: owner.user_uuid, token })).body).toMatchObject({ code: 'token_used' });
+    expect((await account(owner)).email).toBe(owner.email);
+    const again = await api(stack.url, 'PATCH', '/api/users/cancel_email_change_request/', { key: owner.personal_api_key });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ type: 'validation_error', code: 'email_change_request_not_found', detail: 'No active email change requests found.', attr: null });
+  });
+});
+
+describe('mail without SMTP', () => {
+  it('keeps the mail in the outbox (and the log) instead of sending it', async () => {
+    const plain = await startStack({ databaseUrl: inject('databaseUrl') });
+    try {
+      const owner = await seedTenant(inject('databaseUrl'), 'outbox');
+      expect((await api(plain.url, 'POST', '/api/users/request_email_verification/', { body: { uuid: owner.user_uuid } })).status).toBe(200);
+      await plain.subgraphs.workers.accounts!.drain();
+      const kept = await sql<{ status: string; body: string; purpose: string }>(inject('databaseUrl'), 'select status, body, purpose from accounts.outbox where recipient = $1', [owner.email]);
+      expect(kept).toHaveLength(1);
+      expect(kept[0]).toMatchObject({ status: 'kept', purpose: 'email_verification' });
+      const token = /Token:\n([0-9A-Za-z]+)\n/.exec(kept[0]!.body)![1]!;
+      expect((await api(plain.url, 'POST', '/api/users/verify_email/', { body: { uuid: owner.user_uuid, token } })).status).toBe(200);
+      expect(mailsTo(owner.email)).toBe(0);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
