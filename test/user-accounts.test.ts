@@ -5,7 +5,7 @@ import { projectsFacade } from '../subgraphs/projects/facade.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { sql } from './kit/db.js';
 import { api, gql } from './kit/http.js';
-import { addMember, createKey, seedTenant, type Tenant } from './kit/seed.js';
+import { addMember, createKey, seedTenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
 let stack: Stack;
@@ -207,4 +207,44 @@ describe('user scopes', () => {
   });
 });
 
-export type { Tenant };
+
+/** Every user operation in both forms, with the scope it needs. */
+const userOperations: { name: string; scope: 'user:read' | 'user:write'; rest: [string, string, unknown?]; graphql: string }[] = [
+  { name: 'get', scope: 'user:read', rest: ['GET', '/api/users/@me/'], graphql: '{ user(uuid: "@me") { id } }' },
+  { name: 'me', scope: 'user:read', rest: ['GET', '/api/users/@me'], graphql: '{ me { id } }' },
+  { name: 'update', scope: 'user:write', rest: ['PATCH', '/api/users/@me/', { first_name: 'A' }], graphql: 'mutation { update_user(uuid: "@me", first_name: "A") { id } }' },
+  { name: 'two_factor_status', scope: 'user:read', rest: ['GET', '/api/users/@me/two_factor_status/'], graphql: '{ two_factor_status(uuid: "@me") { is_enabled } }' },
+  { name: 'two_factor_start_setup', scope: 'user:write', rest: ['GET', '/api/users/@me/two_factor_start_setup/'], graphql: 'mutation { two_factor_start_setup(uuid: "@me") { secret } }' },
+  { name: 'two_factor_disable', scope: 'user:write', rest: ['POST', '/api/users/@me/two_factor_disable/'], graphql: 'mutation { two_factor_disable(uuid: "@me") { success } }' },
+];
+
+describe.each(userOperations)('user operation $name ($scope), REST and GraphQL alike', (operation) => {
+  it('answers 401 without a key, 403 naming the scope without it, and works with it', async () => {
+    const owner = await tenant(`matrix-${operation.name}`);
+    const [method, path, body] = operation.rest;
+    const lacking = await createKey(stack.url, owner.personal_api_key, operation.scope === 'user:read' ? ['project:write'] : ['user:read']);
+    const holding = await createKey(stack.url, owner.personal_api_key, [operation.scope]);
+    expect((await api(stack.url, method, path, { body })).status).toBe(401);
+    expect((await gql(stack.graphqlUrl, operation.graphql)).errors?.[0]?.extensions?.code).toBe('not_authenticated');
+    const denied = await api(stack.url, method, path, { key: lacking, body });
+    expect(denied.status).toBe(403);
+    expect(denied.body.detail).toBe(`API key missing required scope '${operation.scope}'`);
+    const deniedGraph = await gql(stack.graphqlUrl, operation.graphql, {}, lacking);
+    expect(deniedGraph.errors?.[0]?.message).toBe(`API key missing required scope '${operation.scope}'`);
+    expect((await api(stack.url, method, path, { key: holding, body })).status).toBe(200);
+    expect((await gql(stack.graphqlUrl, operation.graphql, {}, holding)).errors).toBeUndefined();
+  });
+});
+
+describe('email operations without a key', () => {
+  it('are open to anonymous callers (the mailed token is the credential)', async () => {
+    const owner = await tenant('anonymous-mail');
+    expect((await api(stack.url, 'POST', '/api/users/request_email_verification/', { body: { uuid: owner.user_uuid } })).body).toEqual({ success: true });
+    const wrong = await api(stack.url, 'POST', '/api/users/verify_email/', { body: { uuid: owner.user_uuid, token: 'nope' } });
+    expect(wrong.body).toMatchObject({ code: 'invalid_token' });
+    const graph = await gql(stack.graphqlUrl, 'mutation ($uuid: String) { request_email_verification(uuid: $uuid) { success } }', { uuid: owner.user_uuid });
+    expect(graph.data.request_email_verification).toEqual({ success: true });
+    // Without a key there is no caller: naming the account is required.
+    expect((await api(stack.url, 'PATCH', '/api/users/cancel_email_change_request/', {})).status).toBe(401);
+  });
+});

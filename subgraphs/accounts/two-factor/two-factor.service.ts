@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { config } from '../../shared/config.js';
-import { ThrottledError, ValidationError } from '../../shared/errors.js';
+import { NotFoundError, ThrottledError, ValidationError } from '../../shared/errors.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { secretBox } from '../../shared/secrets.js';
 import { announceMail, queueMail } from '../mail/mail.outbox.js';
-import { reachUser } from '../users/user-access.js';
+import { reachUser, reachUserId } from '../users/user-access.js';
 import type { User } from '../users/user.entity.js';
 import { BackupCode } from './backup-code.entity.js';
+import { lockForCodeCheck, recordAcceptedStep, recordFailure, spendBackupCode, unusedBackupCodes, type CodeCheckState } from './code-check.repository.js';
 import { BackupCodeHasher, maskBackupCode, newBackupCodes } from './backup-codes.js';
 import { TotpDevice } from './totp-device.entity.js';
 import { matchTotpStep, newTotpSecret, otpauthUri, qrCodeSvg } from './totp.js';
-import { TwoFactorFailure } from './two-factor-failure.entity.js';
 import type { TwoFactorBackupCodesResult, TwoFactorSetupResult, TwoFactorStatusResult } from './two-factor.types.js';
 import { twoFactorNotice } from './two-factor.mail.js';
 
@@ -22,13 +22,14 @@ export const MAX_FAILURES = 5;
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
 const invalidToken = () => new ValidationError('Token is not valid', null, 'token_invalid');
+const notEnabled = () => new ValidationError('Two-factor authentication is not enabled.', null, '2fa_not_enabled');
 
 /**
  * TOTP two-factor authentication (RFC 6238) with backup codes. Every code check runs on the
  * locked account row, so concurrent attempts are counted exactly and a code is accepted once.
  */
 export class TwoFactorService {
-  private readonly hasher = new BackupCodeHasher(config().SECRET_KEY);
+  private readonly hasher = backupCodeHasher();
 
   constructor(
     private readonly em: EntityManager,
@@ -56,13 +57,16 @@ export class TwoFactorService {
     const code = requiredToken(token);
     const outcome = await this.em.transactional(async (em) => {
       const user = await reachUser(em, actor, uuid, true);
-      await this.refuseWhileLocked(em, user);
+      await this.lockForCheck(em, user.id);
       const device = await em.findOne(TotpDevice, { user, confirmed: false });
       if (!device || device.created_at.getTime() + SETUP_LIFETIME_MS <= Date.now()) {
         throw new ValidationError('2FA setup session expired. Please start setup again.', null, 'setup_expired');
       }
       const step = matchTotpStep(secretBox().open(device.secret_sealed), code);
-      if (step === null) return this.fail(em, user);
+      if (step === null) {
+        await recordFailure(em, user.id);
+        return null;
+      }
       Object.assign(device, { confirmed: true, confirmed_at: new Date(), last_used_step: String(step) });
       queueMail(em, twoFactorNotice(user.email, 'enabled'));
       return { codes: await this.replaceBackupCodes(em, user) };
@@ -72,20 +76,24 @@ export class TwoFactorService {
     return { success: true, backup_codes: outcome.codes };
   }
 
-  /** A step-up check: a current code not used before, or an unused backup code (then spent). */
+  /**
+   * A step-up check: a current code not used before, or an unused backup code (then spent). The
+   * hot path, in plain statements on the locked account row.
+   */
   async validate(actor: Actor, uuid: string, token: string | undefined): Promise<{ success: boolean }> {
     const code = requiredToken(token);
+    const userId = await reachUserId(this.em, actor, uuid);
     const accepted = await this.em.transactional(async (em) => {
-      const user = await reachUser(em, actor, uuid, true);
-      await this.refuseWhileLocked(em, user);
-      const device = await this.enabledDevice(em, user);
+      const { device } = await this.lockForCheck(em, userId);
+      if (!device) throw notEnabled();
       const step = matchTotpStep(secretBox().open(device.secret_sealed), code);
-      if (step !== null && step > Number(device.last_used_step ?? -1)) {
-        device.last_used_step = String(step);
+      if (step !== null && step > (device.last_used_step ?? -1)) {
+        await recordAcceptedStep(em, device.id, step);
         return true;
       }
-      if (step === null && (await this.spendBackupCode(em, user, code))) return true;
-      return this.fail(em, user);
+      if (step === null && (await this.spendBackupCode(em, userId, code))) return true;
+      await recordFailure(em, userId);
+      return false;
     });
     if (!accepted) throw invalidToken();
     return { success: true };
@@ -123,33 +131,29 @@ export class TwoFactorService {
 
   private async enabledDevice(em: EntityManager, user: User): Promise<TotpDevice> {
     const device = await em.findOne(TotpDevice, { user, confirmed: true });
-    if (!device) throw new ValidationError('Two-factor authentication is not enabled.', null, '2fa_not_enabled');
+    if (!device) throw notEnabled();
     return device;
   }
 
-  /** 429 while the account has MAX_FAILURES wrong codes within the window, until the oldest of them leaves it. */
-  private async refuseWhileLocked(em: EntityManager, user: User): Promise<void> {
-    const recent = await em.find(
-      TwoFactorFailure,
-      { user, created_at: { $gt: new Date(Date.now() - FAILURE_WINDOW_MS) } },
-      { orderBy: { created_at: 'desc' }, limit: MAX_FAILURES },
-    );
-    if (recent.length < MAX_FAILURES) return;
-    const freeAt = recent[MAX_FAILURES - 1]!.created_at.getTime() + FAILURE_WINDOW_MS;
-    throw new ThrottledError(Math.max(1, Math.ceil((freeAt - Date.now()) / 1000)));
+  /**
+   * Locks the account for a code check and refuses with 429 while it has MAX_FAILURES wrong codes
+   * within the window, until the oldest of them leaves it. 404 when the account is gone.
+   */
+  private async lockForCheck(em: EntityManager, userId: number): Promise<CodeCheckState> {
+    const state = await lockForCodeCheck(em, userId, { since: new Date(Date.now() - FAILURE_WINDOW_MS), limit: MAX_FAILURES });
+    if (!state) throw new NotFoundError();
+    if (state.recent_failures.length >= MAX_FAILURES) {
+      const freeAt = state.recent_failures[MAX_FAILURES - 1]!.getTime() + FAILURE_WINDOW_MS;
+      throw new ThrottledError(Math.max(1, Math.ceil((freeAt - Date.now()) / 1000)));
+    }
+    return state;
   }
 
-  /** Counts a wrong code (committed with the transaction; the caller throws after it). */
-  private fail(em: EntityManager, user: User): false {
-    em.persist(Object.assign(new TwoFactorFailure(), { user }));
-    return false;
-  }
-
-  private async spendBackupCode(em: EntityManager, user: User, code: string): Promise<boolean> {
-    const unused = await em.find(BackupCode, { user, used_at: null }, { orderBy: { id: 'asc' } });
-    const index = this.hasher.match(user.id, code, unused.map((candidate) => candidate.code_hash));
+  private async spendBackupCode(em: EntityManager, userId: number, code: string): Promise<boolean> {
+    const unused = await unusedBackupCodes(em, userId);
+    const index = this.hasher.match(userId, code, unused.map((candidate) => candidate.code_hash));
     if (index < 0) return false;
-    unused[index]!.used_at = new Date();
+    await spendBackupCode(em, unused[index]!.id);
     return true;
   }
 
@@ -159,6 +163,14 @@ export class TwoFactorService {
     for (const code of codes) em.persist(Object.assign(new BackupCode(), { user, code_hash: this.hasher.hash(user.id, code), masked: maskBackupCode(code) }));
     return codes;
   }
+}
+
+let hasher: BackupCodeHasher | undefined;
+
+/** The process's hasher, keyed by the configured SECRET_KEY. */
+function backupCodeHasher(): BackupCodeHasher {
+  hasher ??= new BackupCodeHasher(config().SECRET_KEY);
+  return hasher;
 }
 
 function requiredToken(token: string | undefined): string {

@@ -27,6 +27,16 @@ export async function reachUser(em: EntityManager, actor: Actor, uuid: string, l
   return user;
 }
 
+/**
+ * The id of the account a `:uuid` path names, under the same rules as reachUser, without loading
+ * the caller's own row (hot paths lock it themselves, and then must check that it is active).
+ */
+export async function reachUserId(em: EntityManager, actor: Actor, uuid: string): Promise<number> {
+  const callerId = requireUserId(actor);
+  if (uuid === ME || uuid === actor.user!.uuid) return callerId;
+  return (await reachUser(em, actor, uuid)).id;
+}
+
 export async function isStaff(em: EntityManager, userId: number): Promise<boolean> {
   return (await em.count(User, { id: userId, is_active: true, is_staff: true })) > 0;
 }
