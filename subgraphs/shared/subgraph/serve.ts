@@ -55,7 +55,7 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   });
   await apollo.start();
 
-  // The actor header lists the caller's environments, so it grows with them; only the router
+  // The actor header lists the caller's organizations, so it grows with them; only the router
   // (which signs it) talks to a subgraph, so a large limit costs nothing in exposure.
   const server = createServer({ maxHeaderSize: MAX_INTERNAL_HEADERS }, (request, response) => {
     handleHttp(apollo, runtime, request, response).catch((error: unknown) => {
