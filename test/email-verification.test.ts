@@ -102,6 +102,22 @@ describe('email verification', () => {
   });
 });
 
+describe('email verification over GraphQL', () => {
+  it('requests, verifies and refuses a reused token, as over REST', async () => {
+    const owner = await tenant('verify-graphql');
+    const asked = await gql(stack.graphqlUrl, 'mutation { request_email_verification { success } }', {}, owner.personal_api_key);
+    expect(asked.data.request_email_verification).toEqual({ success: true });
+    const token = await mailedToken(owner.email);
+    const verifyQuery = 'mutation ($uuid: String!, $token: String) { verify_email(uuid: $uuid, token: $token) { success token } }';
+    const verified = await gql(stack.graphqlUrl, verifyQuery, { uuid: owner.user_uuid, token });
+    expect(verified.data.verify_email).toEqual({ success: true, token });
+    const reused = await gql(stack.graphqlUrl, verifyQuery, { uuid: owner.user_uuid, token });
+    expect(reused.errors?.[0]?.extensions).toMatchObject({ code: 'token_used', attr: 'token', status: 400 });
+    const me = await gql(stack.graphqlUrl, '{ me { is_email_verified } }', {}, owner.personal_api_key);
+    expect(me.data.me.is_email_verified).toBe(true);
+  });
+});
+
 describe('email change', () => {
   it('keeps the old address until the new one is verified by the mail sent to it', async () => {
     const [owner, other] = await Promise.all([tenant('change'), tenant('change-other')]);

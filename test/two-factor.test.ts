@@ -160,3 +160,26 @@ describe('backup codes and disabling', () => {
     expect(left[0]).toEqual({ devices: '0', codes: '0' });
   });
 });
+
+describe('two-factor over GraphQL', () => {
+  it('runs the whole flow: setup, validate, status, step-up, new codes, disable', async () => {
+    const tenant = await seedTenant(inject('databaseUrl'), '2fa-graphql');
+    const run = async (query: string, variables: Record<string, unknown> = {}) => {
+      const result = await gql(stack.graphqlUrl, query, variables, tenant.personal_api_key);
+      expect(result.errors).toBeUndefined();
+      return result.data;
+    };
+    const { two_factor_start_setup: setup } = await run('mutation { two_factor_start_setup(uuid: "@me") { success secret otpauth_uri qr_code } }');
+    expect(setup.otpauth_uri).toContain(`secret=${setup.secret}`);
+    const { two_factor_validate: validated } = await run('mutation ($t: String) { two_factor_validate(uuid: "@me", token: $t) { success backup_codes } }', { t: code(setup.secret) });
+    expect(validated.backup_codes).toHaveLength(10);
+    const { two_factor_status: status } = await run('{ two_factor_status(uuid: "@me") { is_enabled method backup_codes_remaining } }');
+    expect(status).toEqual({ is_enabled: true, method: 'TOTP', backup_codes_remaining: 10 });
+    expect((await run('mutation ($t: String) { validate_2fa(uuid: "@me", token: $t) { success } }', { t: code(setup.secret, 1) })).validate_2fa.success).toBe(true);
+    const replay = await gql(stack.graphqlUrl, 'mutation ($t: String) { validate_2fa(uuid: "@me", token: $t) { success } }', { t: code(setup.secret, 1) }, tenant.personal_api_key);
+    expect(replay.errors?.[0]?.extensions).toMatchObject({ code: 'token_invalid', status: 400 });
+    expect((await run('mutation { two_factor_backup_codes(uuid: "@me") { backup_codes } }')).two_factor_backup_codes.backup_codes).toHaveLength(10);
+    expect((await run('mutation { two_factor_disable(uuid: "@me") { success } }')).two_factor_disable.success).toBe(true);
+    expect((await run('{ me { is_2fa_enabled } }')).me.is_2fa_enabled).toBe(false);
+  });
+});
