@@ -1,10 +1,11 @@
 import { accounts } from './accounts/index.js';
 import { customerProfiles } from './customer-profiles/index.js';
+import { llmAnalytics } from './llm-analytics/index.js';
 import { projects } from './projects/index.js';
 import type { SubgraphDefinition } from './shared/subgraph/define.js';
 
 /** Every subgraph of the platform, in the order they start. */
-export const subgraphs: SubgraphDefinition[] = [accounts, projects, customerProfiles];
+export const subgraphs: SubgraphDefinition[] = [accounts, projects, customerProfiles, llmAnalytics];
 
 export function subgraphNamed(name: string): SubgraphDefinition {
   const found = subgraphs.find((subgraph) => subgraph.name === name);

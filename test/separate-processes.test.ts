@@ -42,7 +42,7 @@ describe('the parts as separate processes', () => {
       LOG_LEVEL: 'warn',
     };
     const urls: string[] = [];
-    for (const name of ['accounts', 'projects', 'customer-profiles']) {
+    for (const name of ['accounts', 'projects', 'customer-profiles', 'llm-analytics']) {
       const { child, line } = await startProcess(`${BUILD_DIR}/subgraphs/cli/subgraph.cli.js`, [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
       children.push(child);
       urls.push(`${name}=${line}`);

@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route-table.js';
 import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
+import { llmAnalyticsRoutes } from './llm-analytics.routes.js';
 import { organizationMemberRoutes } from './organization-members.routes.js';
 import { personalApiKeyRoutes } from './personal-api-keys.routes.js';
 import { environmentRoutes, projectRoutes } from './projects.routes.js';
@@ -13,6 +14,7 @@ export const routes: RestRoute[] = [
   ...projectRoutes,
   ...environmentRoutes,
   ...customerProfileConfigRoutes,
+  ...llmAnalyticsRoutes,
 ];
 
 /** Fields that REST records leave out, so that they keep PostHog's shape. */

@@ -42,6 +42,8 @@ const schema = z.object({
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   GEMINI_API_KEY: z.string().min(1).optional(),
   OPENROUTER_API_KEY: z.string().min(1).optional(),
+  /** How long a language-model call may take (a summary); key checks and model lists take at most 10 s of it. */
+  LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(60),
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /**

@@ -22,6 +22,8 @@ export interface StackOptions {
   maxBodyBytes?: number;
   /** Mail goes to this SMTP server; kept in the outbox otherwise. */
   smtpUrl?: string;
+  /** More settings (provider base URLs, timeouts). */
+  env?: Record<string, string>;
 }
 
 export interface Stack {
@@ -50,6 +52,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       PORT: '0',
       MAX_BODY_BYTES: String(options.maxBodyBytes ?? 1_048_576),
       SMTP_URL: options.smtpUrl,
+      ...options.env,
     }),
   );
   const log = createLogger(config.LOG_LEVEL, 'test');

@@ -8,6 +8,13 @@ export interface Envelope<T = unknown> {
   payload: T;
 }
 
+/** Expiring string values under keys (prefixed like the channels). */
+export interface KeyValueStore {
+  get(key: string): Promise<string | null>;
+  getMany(keys: string[]): Promise<(string | null)[]>;
+  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+}
+
 /**
  * Topic-based publish/subscribe. Payloads travel as JSON in every implementation, so a subscriber
  * sees the same values (dates as ISO strings) whether the publisher is in this process or another.
@@ -21,6 +28,11 @@ export interface PubSub {
   subscribe<T = unknown>(topic: string): AsyncIterableIterator<Envelope<T>>;
   /** Whether events can flow now (for /healthz). */
   healthy(): boolean;
+  /**
+   * The shared key-value store on the same connection (Redis), for caches that every process must
+   * see; undefined for the in-process pub/sub, where callers keep such data in PostgreSQL.
+   */
+  readonly store?: KeyValueStore;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
-import { pushIterator, type Envelope, type PubSub } from './pubsub.js';
+import { pushIterator, type Envelope, type KeyValueStore, type PubSub } from './pubsub.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -14,13 +14,23 @@ const INITIAL_ATTEMPTS = 3;
 export class RedisPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
   private readonly pending = new Set<Promise<unknown>>();
+  readonly store: KeyValueStore;
 
   private constructor(
     private readonly publisher: RedisClient,
     private readonly subscriber: RedisClient,
     private readonly prefix: string,
     private readonly log?: Logger,
-  ) {}
+  ) {
+    const key = (name: string) => `${prefix}kv:${name}`;
+    this.store = {
+      get: (name) => publisher.get(key(name)),
+      getMany: async (names) => (names.length === 0 ? [] : publisher.mGet(names.map(key))),
+      set: async (name, value, ttlSeconds) => {
+        await publisher.set(key(name), value, { EX: ttlSeconds });
+      },
+    };
+  }
 
   /**
    * Connects both connections, giving up after a few attempts (a wrong REDIS_URL stops start-up);

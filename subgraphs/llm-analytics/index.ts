@@ -1,0 +1,19 @@
+import { defineSubgraph } from '../shared/subgraph/define.js';
+import { deleteLlmAnalyticsData } from './environment-data.js';
+import { migrations } from './migrations/index.js';
+import { ActiveProviderKey } from './provider-keys/active-provider-key.entity.js';
+import { ProviderKey } from './provider-keys/provider-key.entity.js';
+import { UserStub } from './provider-keys/provider-key.record.js';
+import { ProviderKeyResolver } from './provider-keys/provider-key.resolver.js';
+import { SummaryCacheEntry } from './summarization/summary-cache.entity.js';
+import { startSummaryCachePurge } from './summarization/summary-cache.worker.js';
+
+export const llmAnalytics = defineSubgraph({
+  name: 'llm-analytics',
+  entities: [ProviderKey, ActiveProviderKey, SummaryCacheEntry],
+  migrations,
+  resolvers: [ProviderKeyResolver],
+  orphanedTypes: [UserStub],
+  deleteEnvironmentData: deleteLlmAnalyticsData,
+  startWorker: startSummaryCachePurge,
+});
