@@ -60,7 +60,8 @@ describe('email verification', () => {
     const reused = await verify({ uuid: owner.user_uuid, token });
     expect(reused.status).toBe(400);
     expect(reused.body).toMatchObject({ type: 'validation_error', code: 'token_used', attr: 'token' });
-    // The outbox keeps no token once the mail went out.
+    // The outbox keeps no token once the mail went out (recorded just after the SMTP answer).
+    await stack.subgraphs.workers.accounts!.drain();
     const outbox = await sql<{ status: string; body: string | null }>(databaseUrl, `select status, body from accounts.outbox where recipient = $1`, [owner.email]);
     expect(outbox).toEqual([{ status: 'sent', body: null }]);
   });
@@ -93,12 +94,26 @@ describe('email verification', () => {
     expect((await account(owner)).is_email_verified).toBe(false);
   });
 
-  it('mails an account at most three times an hour, however often it is asked', async () => {
+  it('mails an account at most three times an hour, however often and however concurrently it is asked', async () => {
     const owner = await tenant('throttle');
-    for (let attempt = 0; attempt < 5; attempt++) expect((await request({ uuid: owner.user_uuid })).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => request({ uuid: owner.user_uuid })));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
     await mailedToken(owner.email, 2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     await stack.subgraphs.workers.accounts!.drain();
     expect(mailsTo(owner.email)).toBe(3);
+    const tokens = await sql(databaseUrl, `select 1 from accounts.email_verification_tokens t join accounts.users u on u.id = t.user_id where u.uuid = $1`, [owner.user_uuid]);
+    expect(tokens).toHaveLength(3);
+  });
+
+  it("cannot be used by strangers to spend the account's own email-change mails", async () => {
+    const owner = await tenant('quota-owner');
+    await Promise.all(Array.from({ length: 5 }, () => request({ email: owner.email })));
+    await mailedToken(owner.email, 2);
+    const newAddress = `changed-${owner.email}`;
+    const changed = await api(stack.url, 'PATCH', '/api/users/@me/', { key: owner.personal_api_key, body: { email: newAddress } });
+    expect(changed.status).toBe(200);
+    await mailedToken(newAddress);
   });
 });
 
@@ -115,6 +130,40 @@ describe('email verification over GraphQL', () => {
     expect(reused.errors?.[0]?.extensions).toMatchObject({ code: 'token_used', attr: 'token', status: 400 });
     const me = await gql(stack.graphqlUrl, '{ me { is_email_verified } }', {}, owner.personal_api_key);
     expect(me.data.me.is_email_verified).toBe(true);
+  });
+});
+
+describe('email change races', () => {
+  it('does not apply a change that was cancelled while its token was being verified', async () => {
+    const owner = await tenant('race-cancel');
+    const newAddress = `race-${owner.email}`;
+    await api(stack.url, 'PATCH', '/api/users/@me/', { key: owner.personal_api_key, body: { email: newAddress } });
+    const token = await mailedToken(newAddress);
+    const [verified, cancelled] = await Promise.all([
+      verify({ uuid: owner.user_uuid, token }),
+      api(stack.url, 'PATCH', '/api/users/cancel_email_change_request/', { key: owner.personal_api_key }),
+    ]);
+    const after = await account(owner);
+    if (cancelled.status === 200) {
+      // The cancel came first: the token died with it.
+      expect(verified.status).toBe(400);
+      expect(after).toMatchObject({ email: owner.email, pending_email: null });
+    } else {
+      expect(verified.status).toBe(200);
+      expect(after).toMatchObject({ email: newAddress, pending_email: null });
+    }
+  });
+
+  it('lets one of two accounts verifying the same new address win, and tells the other it is taken', async () => {
+    const [first, second] = await Promise.all([tenant('race-a'), tenant('race-b')]);
+    const shared = `shared-${Date.now()}@example.test`;
+    for (const owner of [first, second]) await api(stack.url, 'PATCH', '/api/users/@me/', { key: owner.personal_api_key, body: { email: shared } });
+    await mailedToken(shared, 1);
+    const tokens = sink.mails.filter((mail) => mail.to.includes(shared)).map((mail) => /Token:\n([0-9A-Za-z]+)\n/.exec(mail.text)![1]!);
+    const uuids = sink.mails.filter((mail) => mail.to.includes(shared)).map((mail) => /"uuid": "([0-9a-f-]+)"/.exec(mail.text)![1]!);
+    const answers = await Promise.all(tokens.map((token, index) => verify({ uuid: uuids[index]!, token })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    expect(answers.find((answer) => answer.status === 400)!.body).toMatchObject({ code: 'email_taken', attr: 'email' });
   });
 });
 
@@ -157,8 +206,13 @@ describe('mail without SMTP', () => {
     try {
       const owner = await seedTenant(inject('databaseUrl'), 'outbox');
       expect((await api(plain.url, 'POST', '/api/users/request_email_verification/', { body: { uuid: owner.user_uuid } })).status).toBe(200);
-      await plain.subgraphs.workers.accounts!.drain();
-      const kept = await sql<{ status: string; body: string; purpose: string }>(inject('databaseUrl'), 'select status, body, purpose from accounts.outbox where recipient = $1', [owner.email]);
+      // The request is handled after the answer: wait for its mail to be queued and kept.
+      const keptMail = () => sql<{ status: string; body: string; purpose: string }>(inject('databaseUrl'), `select status, body, purpose from accounts.outbox where recipient = $1 and status = 'kept'`, [owner.email]);
+      for (let waited = 0; (await keptMail()).length === 0 && waited < 100; waited++) {
+        await plain.subgraphs.workers.accounts!.drain();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const kept = await keptMail();
       expect(kept).toHaveLength(1);
       expect(kept[0]).toMatchObject({ status: 'kept', purpose: 'email_verification' });
       const token = /Token:\n([0-9A-Za-z]+)\n/.exec(kept[0]!.body)![1]!;

@@ -117,20 +117,22 @@ describe('personal API keys', () => {
     expect(valueless.errors?.[0]?.message).toMatch(/Cannot query field "value"/);
   });
   it('renames a key over REST and GraphQL, with the label rules', async () => {
-    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'old name', scopes: ['project:read'] } });
-    const renamed = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key, body: { label: 'new name' } });
+    const own = await seedTenant(inject('databaseUrl'), 'rename');
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'old name', scopes: ['project:read'] } });
+    const renamed = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body: { label: 'new name' } });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: created.body.id, label: 'new name', scopes: ['project:read'], mask_value: created.body.mask_value });
     expect(renamed.body).not.toHaveProperty('value');
-    const blank = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key, body: { label: '  ' } });
+    const blank = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body: { label: '  ' } });
     expect(blank.body).toMatchObject({ code: 'blank', attr: 'label' });
-    const graph = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { update_personal_api_key(id: $id, label: "via graph") { label } }', { id: created.body.id }, tenant.personal_api_key);
+    const graph = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { update_personal_api_key(id: $id, label: "via graph") { label } }', { id: created.body.id }, own.personal_api_key);
     expect(graph.data.update_personal_api_key).toEqual({ label: 'via graph' });
   });
 
   it('rolls a key: a new value with the same scopes, and the old value stops working', async () => {
-    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'rolled', scopes: ['user:read'] } });
-    const rolled = await api(stack.url, 'POST', `/api/personal_api_keys/${created.body.id}/roll/`, { key: tenant.personal_api_key });
+    const own = await seedTenant(inject('databaseUrl'), 'roll');
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'rolled', scopes: ['user:read'] } });
+    const rolled = await api(stack.url, 'POST', `/api/personal_api_keys/${created.body.id}/roll/`, { key: own.personal_api_key });
     expect(rolled.status).toBe(200);
     expect(rolled.body).toMatchObject({ id: created.body.id, label: 'rolled', scopes: ['user:read'] });
     expect(rolled.body.value).toMatch(/^phx_/);
@@ -139,19 +141,21 @@ describe('personal API keys', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await gql(stack.graphqlUrl, '{ me { id } }', {}, created.body.value)).status).toBe(401);
     expect((await gql(stack.graphqlUrl, '{ me { id } }', {}, rolled.body.value)).errors).toBeUndefined();
-    const graph = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { roll_personal_api_key(id: $id) { value } }', { id: created.body.id }, tenant.personal_api_key);
+    const graph = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { roll_personal_api_key(id: $id) { value } }', { id: created.body.id }, own.personal_api_key);
     expect(graph.data.roll_personal_api_key.value).toMatch(/^phx_/);
   });
 
   it('answers @current with the key of the request', async () => {
-    const current = await api(stack.url, 'GET', '/api/personal_api_keys/@current/', { key: tenant.personal_api_key });
+    const own = await seedTenant(inject('databaseUrl'), 'current');
+    const current = await api(stack.url, 'GET', '/api/personal_api_keys/@current/', { key: own.personal_api_key });
     expect(current.status).toBe(200);
-    expect(current.body.mask_value).toBe(`phx_...${tenant.personal_api_key.slice(-4)}`);
+    expect(current.body.mask_value).toBe(`phx_...${own.personal_api_key.slice(-4)}`);
   });
 
   it("needs * to rename or roll, and finds no other user's key", async () => {
-    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'mine', scopes: ['project:read'] } });
-    const limited = await createKey(stack.url, tenant.personal_api_key, ['user:write', 'project:write']);
+    const own = await seedTenant(inject('databaseUrl'), 'key-owner');
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'mine', scopes: ['project:read'] } });
+    const limited = await createKey(stack.url, own.personal_api_key, ['user:write', 'project:write']);
     expect((await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: limited, body: { label: 'x' } })).status).toBe(403);
     expect((await api(stack.url, 'POST', `/api/personal_api_keys/${created.body.id}/roll/`, { key: limited })).status).toBe(403);
     const stranger = await seedTenant(inject('databaseUrl'), 'key-stranger');
@@ -159,7 +163,7 @@ describe('personal API keys', () => {
       const response = await api(stack.url, method, `/api/personal_api_keys/${created.body.id}/${suffix}`, { key: stranger.personal_api_key, body });
       expect(response.status, `${method} ${suffix}`).toBe(404);
     }
-    const still = await api(stack.url, 'GET', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key });
+    const still = await api(stack.url, 'GET', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key });
     expect(still.body.label).toBe('mine');
   });
 });

@@ -120,7 +120,7 @@ describe('validate_2fa', () => {
     expect(locked.body).toMatchObject({ type: 'throttled_error', code: 'throttled', attr: null });
     expect(locked.body.detail).toMatch(/^Request was throttled\. Expected available in \d+ seconds\.$/);
     // The window passes.
-    await sql(inject('databaseUrl'), `update accounts.two_factor_failures set created_at = created_at - interval '15 minutes' where user_id = (select id from accounts.users where uuid = $1)`, [tenant.user_uuid]);
+    await sql(inject('databaseUrl'), `update accounts.credential_failures set created_at = created_at - interval '15 minutes' where user_id = (select id from accounts.users where uuid = $1)`, [tenant.user_uuid]);
     expect((await post(tenant, 'validate_2fa', { token: code(secret, 1) })).status).toBe(200);
   });
 
@@ -136,17 +136,35 @@ describe('validate_2fa', () => {
   it('answers 400 when 2FA is off', async () => {
     const tenant = await seedTenant(inject('databaseUrl'), '2fa-off');
     expect((await post(tenant, 'validate_2fa', { token: '123456' })).body).toMatchObject({ code: '2fa_not_enabled' });
-    expect((await post(tenant, 'two_factor_backup_codes')).body).toMatchObject({ code: '2fa_not_enabled' });
+    expect((await post(tenant, 'two_factor_backup_codes', { token: '123456' })).body).toMatchObject({ code: '2fa_not_enabled' });
   });
 });
 
 describe('backup codes and disabling', () => {
-  it('replaces the backup codes: the old ones stop working', async () => {
-    const { tenant, backupCodes } = await enabled('2fa-regenerate');
-    const fresh = await post(tenant, 'two_factor_backup_codes');
+  it('replaces the backup codes for a current code only: the old ones stop working', async () => {
+    const { tenant, secret, backupCodes } = await enabled('2fa-regenerate');
+    expect((await post(tenant, 'two_factor_backup_codes')).body).toMatchObject({ code: 'required', attr: 'token' });
+    expect((await post(tenant, 'two_factor_backup_codes', { token: wrongCode(secret) })).body).toMatchObject({ code: 'token_invalid' });
+    const fresh = await post(tenant, 'two_factor_backup_codes', { token: backupCodes[9] });
     expect(fresh.body.backup_codes).toHaveLength(10);
     expect((await post(tenant, 'validate_2fa', { token: backupCodes[0] })).status).toBe(400);
     expect((await post(tenant, 'validate_2fa', { token: fresh.body.backup_codes[0] })).status).toBe(200);
+    const again = await post(tenant, 'two_factor_backup_codes', { token: code(secret, 1) });
+    expect(again.status).toBe(200);
+  });
+
+  it("lets staff see and turn off another user's 2FA, but not enrol, check or mint codes for them", async () => {
+    const [{ tenant: other, secret }, staff] = await Promise.all([enabled('2fa-staffed'), seedTenant(inject('databaseUrl'), '2fa-staff')]);
+    await sql(inject('databaseUrl'), 'update accounts.users set is_staff = true where uuid = $1', [staff.user_uuid]);
+    const path = `/api/users/${other.user_uuid}`;
+    const as = (method: string, action: string, body?: unknown) => api(stack.url, method, `${path}/${action}/`, { key: staff.personal_api_key, body });
+    expect((await as('GET', 'two_factor_start_setup')).status).toBe(404);
+    expect((await as('POST', 'two_factor_validate', { token: code(secret) })).status).toBe(404);
+    expect((await as('POST', 'validate_2fa', { token: code(secret, 1) })).status).toBe(404);
+    expect((await as('POST', 'two_factor_backup_codes', { token: code(secret, 1) })).status).toBe(404);
+    expect((await as('GET', 'two_factor_status')).body).toMatchObject({ is_enabled: true });
+    expect((await as('POST', 'two_factor_disable')).status).toBe(200);
+    expect(await status(other)).toMatchObject({ is_enabled: false });
   });
 
   it('turns 2FA off and removes the device and every backup code', async () => {
@@ -175,10 +193,12 @@ describe('two-factor over GraphQL', () => {
     expect(validated.backup_codes).toHaveLength(10);
     const { two_factor_status: status } = await run('{ two_factor_status(uuid: "@me") { is_enabled method backup_codes_remaining } }');
     expect(status).toEqual({ is_enabled: true, method: 'TOTP', backup_codes_remaining: 10 });
-    expect((await run('mutation ($t: String) { validate_2fa(uuid: "@me", token: $t) { success } }', { t: code(setup.secret, 1) })).validate_2fa.success).toBe(true);
-    const replay = await gql(stack.graphqlUrl, 'mutation ($t: String) { validate_2fa(uuid: "@me", token: $t) { success } }', { t: code(setup.secret, 1) }, tenant.personal_api_key);
+    const next = code(setup.secret, 1);
+    expect((await run('mutation ($t: String) { validate_2fa(uuid: "@me", token: $t) { success } }', { t: next })).validate_2fa.success).toBe(true);
+    const replay = await gql(stack.graphqlUrl, 'mutation ($t: String) { validate_2fa(uuid: "@me", token: $t) { success } }', { t: next }, tenant.personal_api_key);
     expect(replay.errors?.[0]?.extensions).toMatchObject({ code: 'token_invalid', status: 400 });
-    expect((await run('mutation { two_factor_backup_codes(uuid: "@me") { backup_codes } }')).two_factor_backup_codes.backup_codes).toHaveLength(10);
+    const regenerated = await run('mutation ($t: String) { two_factor_backup_codes(uuid: "@me", token: $t) { backup_codes } }', { t: validated.backup_codes[0] });
+    expect(regenerated.two_factor_backup_codes.backup_codes).toHaveLength(10);
     expect((await run('mutation { two_factor_disable(uuid: "@me") { success } }')).two_factor_disable.success).toBe(true);
     expect((await run('{ me { is_2fa_enabled } }')).me.is_2fa_enabled).toBe(false);
   });

@@ -120,6 +120,36 @@ describe('the user account over REST and GraphQL', () => {
     expect(refused.body.attr).toBe('set_current_team');
   });
 
+  it('shows the current environment (with its token) only to a key that may read projects', async () => {
+    const owner = await tenant('team-scope');
+    const reader = await createKey(stack.url, owner.personal_api_key, ['user:read']);
+    const record = await api(stack.url, 'GET', me, { key: reader });
+    expect(record.status).toBe(200);
+    expect(record.body.team).toBeNull();
+    expect(record.body.organization).toMatchObject({ id: owner.organization_id });
+    expect(JSON.stringify(record.body)).not.toContain(owner.project_api_key);
+  });
+
+  it('refuses addresses that mail would read as more than one', async () => {
+    const owner = await tenant('email-list');
+    for (const email of ['ceo,attacker@evil.test', 'a;b@evil.test', '"x"@evil.test', 'Name <a@evil.test>', 'a b@evil.test']) {
+      const refused = await patch(owner.personal_api_key, { email });
+      expect(refused.status, email).toBe(400);
+      expect(refused.body.attr).toBe('email');
+    }
+  });
+
+  it('locks out wrong current passwords with 429 after five in 15 minutes', async () => {
+    const owner = await tenant('password-lockout');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const wrong = await patch(owner.personal_api_key, { password: 'a new passphrase', current_password: `wrong ${attempt}` });
+      expect(wrong.body.code).toBe('invalid_password');
+    }
+    const locked = await patch(owner.personal_api_key, { password: 'a new passphrase', current_password: 'correct horse battery staple' });
+    expect(locked.status).toBe(429);
+    expect(await passwordWorks(owner.email, 'correct horse battery staple')).toBe(true);
+  });
+
   it('changes the password with the current one; keys keep working', async () => {
     const owner = await tenant('password');
     const missing = await patch(owner.personal_api_key, { password: 'a new passphrase' });
@@ -149,7 +179,7 @@ describe('staff and other users', () => {
       ['GET', `${path}/two_factor_status/`],
       ['POST', `${path}/two_factor_validate/`, { token: '123456' }],
       ['POST', `${path}/validate_2fa/`, { token: '123456' }],
-      ['POST', `${path}/two_factor_backup_codes/`],
+      ['POST', `${path}/two_factor_backup_codes/`, { token: '123456' }],
       ['POST', `${path}/two_factor_disable/`],
     ];
     for (const [method, target, body] of attempts) {

@@ -9,15 +9,15 @@ import { PersonalApiKey } from './personal-api-keys/personal-api-key.entity.js';
 import { PersonalApiKeyResolver } from './personal-api-keys/personal-api-key.resolver.js';
 import { BackupCode } from './two-factor/backup-code.entity.js';
 import { TotpDevice } from './two-factor/totp-device.entity.js';
-import { TwoFactorFailure } from './two-factor/two-factor-failure.entity.js';
 import { TwoFactorResolver } from './two-factor/two-factor.resolver.js';
+import { CredentialFailure } from './users/credential-failure.entity.js';
 import { User } from './users/user.entity.js';
 import { UserResolver } from './users/user.resolver.js';
 import { UserService } from './users/user.service.js';
 
 export const accounts = defineSubgraph({
   name: 'accounts',
-  entities: [User, PersonalApiKey, EmailVerificationToken, OutboxMail, TotpDevice, BackupCode, TwoFactorFailure],
+  entities: [User, PersonalApiKey, EmailVerificationToken, OutboxMail, TotpDevice, BackupCode, CredentialFailure],
   migrations,
   resolvers: [UserResolver, PersonalApiKeyResolver, TwoFactorResolver, EmailVerificationResolver],
   orphanedTypes: [User],

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { User } from '../users/user.entity.js';
 
+export type TokenOrigin = 'request' | 'change';
+
 /** A mailed verification token for one address of a user; only its SHA-256 is kept. */
 @Entity({ tableName: 'email_verification_tokens' })
 @Index({ properties: ['user', 'created_at'] })
@@ -15,6 +17,10 @@ export class EmailVerificationToken {
   /** The address the token proves: the user's email, or the pending one it would replace it with. */
   @Property({ type: 'text' })
   email!: string;
+
+  /** `request` (anyone may ask, by uuid or address) or `change` (the account's own email change): each has its own hourly quota. */
+  @Property({ type: 'text' })
+  origin: TokenOrigin = 'request';
 
   @Property({ type: 'text', unique: true })
   token_hash!: string;

@@ -9,9 +9,9 @@ import { EmailVerificationService } from './email-verification.service.js';
 @Resolver()
 export class EmailVerificationResolver {
   @Mutation(() => SuccessResult, { description: 'Mails a verification token; answers alike whether or not the account exists.' })
-  request_email_verification(@Args() args: RequestEmailVerificationArgs, @Ctx() { actor, em, pubsub }: SubgraphContext): Promise<SuccessResult> {
+  request_email_verification(@Args() args: RequestEmailVerificationArgs, @Ctx() { actor, em, pubsub, log }: SubgraphContext): Promise<SuccessResult> {
     requireScopeOfKey(actor, 'user:write');
-    return new EmailVerificationService(em, pubsub).request(actor, args);
+    return new EmailVerificationService(em, pubsub, log).request(actor, args);
   }
 
   @Mutation(() => EmailVerificationResult, { description: 'Spends a mailed token: the address it was sent to becomes the verified email.' })

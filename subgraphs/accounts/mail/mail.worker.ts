@@ -1,11 +1,9 @@
-import { LockMode } from '@mikro-orm/postgresql';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Orm } from '../../shared/db/orm.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import type { Worker } from '../../shared/subgraph/define.js';
 import { MAIL_QUEUED_TOPIC } from './mail.outbox.js';
-import { OutboxMail } from './outbox-mail.entity.js';
 
 export interface MailWorkerOptions {
   orm: Orm;
@@ -17,16 +15,28 @@ export interface MailWorkerOptions {
   sweepMs?: number;
 }
 
-/** Mails taken per transaction; each waits for its SMTP answer while its row is locked. */
+interface ClaimedMail {
+  id: string;
+  recipient: string;
+  subject: string;
+  body: string | null;
+  purpose: string;
+  attempts: number;
+}
+
+/** Mails taken at once. */
 const BATCH = 10;
-const MAX_ATTEMPTS = 10;
+/** With backoff from 10 s doubling to an hour, about a day of retries: as long as a verification token lives. */
+const MAX_ATTEMPTS = 30;
 const SMTP_TIMEOUT_MS = 10_000;
+/** Long enough for a batch at SMTP_TIMEOUT_MS a step; a worker that dies leaves its mail to another after it. */
+const LEASE = '5 minutes';
 
 /**
- * Delivers the outbox: at once when a commit announces mail, and on a sweep for retries (backoff
- * from 10 s to an hour, then `failed`). Rows are locked with SKIP LOCKED, so several processes
- * never send the same mail; one is sent at least once (a crash between the SMTP answer and the
- * commit sends it again).
+ * Delivers the outbox: at once when a commit announces mail, and on a sweep for retries. A batch is
+ * claimed in one short statement (SKIP LOCKED, with a lease), sent outside any transaction, and
+ * each result recorded on its own: several processes never send the same mail, and a mail is sent
+ * at least once (a crash between the SMTP answer and the record sends it again).
  */
 export function startMailWorker(options: MailWorkerOptions): Worker {
   const { orm, pubsub, log } = options;
@@ -34,6 +44,7 @@ export function startMailWorker(options: MailWorkerOptions): Worker {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  const isStopped = () => stopped;
 
   const pass = (): Promise<void> => {
     if (running) {
@@ -43,8 +54,9 @@ export function startMailWorker(options: MailWorkerOptions): Worker {
     running = (async () => {
       do {
         again = false;
-        while (!stopped && (await deliverBatch(orm, transport, options.from, log)) === BATCH);
+        while (!stopped && (await deliverBatch(orm, transport, options.from, log, isStopped)) === BATCH);
       } while (again && !stopped);
+      await forgetOldBodies(orm);
     })()
       .catch((error: unknown) => log.error({ err: error }, 'mail delivery pass failed'))
       .finally(() => {
@@ -77,7 +89,7 @@ export function startMailWorker(options: MailWorkerOptions): Worker {
   };
 }
 
-/** SMTP_URL's server, with timeouts so that a silent server holds no outbox row for long. */
+/** SMTP_URL's server, with timeouts so that a silent server holds no mail for long. */
 function smtpTransport(url: string): Transporter {
   const joiner = url.includes('?') ? '&' : '?';
   const timeouts = `connectionTimeout=${SMTP_TIMEOUT_MS}&greetingTimeout=${SMTP_TIMEOUT_MS}&socketTimeout=${SMTP_TIMEOUT_MS}`;
@@ -85,36 +97,59 @@ function smtpTransport(url: string): Transporter {
 }
 
 /** Sends (or, without SMTP, logs and keeps) up to BATCH due mails; returns how many it took. */
-async function deliverBatch(orm: Orm, transport: Transporter | undefined, from: string, log: Logger): Promise<number> {
-  return orm.em.fork().transactional(async (em) => {
-    const due = await em.find(
-      OutboxMail,
-      { status: 'pending', next_attempt_at: { $lte: new Date() } },
-      { orderBy: { id: 'asc' }, limit: BATCH, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-    );
-    for (const mail of due) {
-      if (!transport) {
-        // The contract's fallback: an operator without SMTP reads the mail in the log (or the outbox).
-        log.info({ mail_id: mail.id, to: mail.recipient, subject: mail.subject, purpose: mail.purpose, body: mail.body }, 'mail kept in the outbox (SMTP_URL is not set)');
-        mail.status = 'kept';
-        continue;
-      }
-      await send(transport, from, mail, log);
+async function deliverBatch(orm: Orm, transport: Transporter | undefined, from: string, log: Logger, stopped: () => boolean): Promise<number> {
+  const connection = orm.em.getConnection();
+  const claimed = await connection.execute<ClaimedMail[]>(
+    `update accounts.outbox set status = ?, lease_until = now() + interval '${LEASE}'
+      where id in (select id from accounts.outbox
+                    where (status = 'pending' and next_attempt_at <= now()) or (status = 'sending' and lease_until < now())
+                    order by id limit ? for update skip locked)
+      returning id, recipient, subject, body, purpose, attempts`,
+    [transport ? 'sending' : 'kept', BATCH],
+  );
+  for (const mail of claimed) {
+    if (!transport) {
+      // The contract's fallback: an operator without SMTP reads the mail in the log (or the outbox).
+      log.info({ mail_id: mail.id, to: mail.recipient, subject: mail.subject, purpose: mail.purpose, body: mail.body }, 'mail kept in the outbox (SMTP_URL is not set)');
+      continue;
     }
-    return due.length;
-  });
+    // What is claimed but not tried goes back when its lease ends.
+    if (stopped()) break;
+    await send(orm, transport, from, mail, log);
+  }
+  return claimed.length;
 }
 
-async function send(transport: Transporter, from: string, mail: OutboxMail, log: Logger): Promise<void> {
+async function send(orm: Orm, transport: Transporter, from: string, mail: ClaimedMail, log: Logger): Promise<void> {
+  const connection = orm.em.getConnection();
   try {
-    await transport.sendMail({ from, to: mail.recipient, subject: mail.subject, text: mail.body ?? '' });
-    Object.assign(mail, { status: 'sent', sent_at: new Date(), body: null, last_error: null });
+    // The recipient as an address object: the mail library parses no list out of it.
+    await transport.sendMail({ from, to: { name: '', address: mail.recipient }, subject: mail.subject, text: mail.body ?? '' });
+    await connection.execute(`update accounts.outbox set status = 'sent', sent_at = now(), body = null, lease_until = null, last_error = null where id = ?`, [mail.id]);
     log.info({ mail_id: mail.id, purpose: mail.purpose }, 'mail sent');
   } catch (error) {
-    mail.attempts += 1;
-    mail.last_error = (error as Error).message.slice(0, 1000);
-    if (mail.attempts >= MAX_ATTEMPTS) mail.status = 'failed';
-    else mail.next_attempt_at = new Date(Date.now() + Math.min(10_000 * 2 ** (mail.attempts - 1), 3_600_000));
-    log.warn({ mail_id: mail.id, purpose: mail.purpose, attempts: mail.attempts, err: error }, 'mail not sent; will retry');
+    const attempts = mail.attempts + 1;
+    const give_up = attempts >= MAX_ATTEMPTS || isPermanent(error);
+    const retryInMs = Math.min(10_000 * 2 ** (attempts - 1), 3_600_000);
+    await connection.execute(
+      `update accounts.outbox set status = ?, attempts = ?, last_error = ?, lease_until = null,
+              next_attempt_at = now() + (? * interval '1 millisecond'), body = case when ? then null else body end
+        where id = ?`,
+      [give_up ? 'failed' : 'pending', attempts, (error as Error).message.slice(0, 1000), retryInMs, give_up, mail.id],
+    );
+    log.warn({ mail_id: mail.id, purpose: mail.purpose, attempts, given_up: give_up, err: error }, give_up ? 'mail not sent; given up' : 'mail not sent; will retry');
   }
+}
+
+/** A 5xx answer of the SMTP server (unknown recipient, refused sender) will not change on a retry. */
+function isPermanent(error: unknown): boolean {
+  const code = (error as { responseCode?: unknown }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+/** Kept mail holds its token in clear: after a day the token has expired, and the body goes. */
+async function forgetOldBodies(orm: Orm): Promise<void> {
+  await orm.em
+    .getConnection()
+    .execute(`update accounts.outbox set body = null where status = 'kept' and body is not null and created_at < now() - interval '1 day'`);
 }

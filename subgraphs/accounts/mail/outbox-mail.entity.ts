@@ -1,12 +1,16 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
-/** `pending` until delivered (`sent`), given up on (`failed`), or kept here without SMTP (`kept`). */
-export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'kept';
+/**
+ * `pending` until a worker takes it (`sending`, for a lease), then `sent`, back to `pending` for a
+ * retry, or `failed`; `kept` here when there is no SMTP server.
+ */
+export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'kept';
 
 /**
  * A mail the platform sends, written in the transaction of what caused it and delivered after
  * the commit: nothing is mailed for a change that was rolled back, and nothing is lost when SMTP
- * is down or the process stops. The body of a delivered mail is dropped (it may hold a token).
+ * is down or the process stops. The body is dropped once the mail is delivered or given up on,
+ * and a kept one's after a day (it may hold a token, which has expired by then).
  */
 @Entity({ tableName: 'outbox' })
 @Index({ properties: ['status', 'next_attempt_at'] })
@@ -38,6 +42,10 @@ export class OutboxMail {
 
   @Property({ type: 'text', nullable: true })
   last_error: string | null = null;
+
+  /** Until when the worker that took it may send it; after that another may (it stopped mid-way). */
+  @Property({ type: 'timestamptz', nullable: true })
+  lease_until: Date | null = null;
 
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+import { MAX_FAILURES, recentFailures } from '../users/credential-lockout.js';
+
 /** What checking a code needs to know about an account, read with its row locked. */
 export interface CodeCheckState {
   device: { id: number; secret_sealed: string; last_used_step: number | null } | null;
@@ -12,23 +14,21 @@ export interface CodeCheckState {
  * needs at once, then one write. Through the ORM it took five queries and several times the time.
  * Returns null when the account is not active.
  */
-export async function lockForCodeCheck(em: EntityManager, userId: number, window: { since: Date; limit: number }): Promise<CodeCheckState | null> {
+export async function lockForCodeCheck(em: EntityManager, userId: number): Promise<CodeCheckState | null> {
   // The lock first, in a statement of its own: a statement that waited for the lock still reads
   // what it saw when it began, and would miss the failures its predecessor just recorded.
   const locked = await em.execute('select 1 from accounts.users where id = ? and is_active for update', [userId]);
   if (locked.length === 0) return null;
-  const [row] = await em.execute<{ device_id: number | null; secret_sealed: string | null; last_used_step: string | null; recent_failures: Date[] }[]>(
-    `select d.id as device_id, d.secret_sealed, d.last_used_step,
-            array(select f.created_at from accounts.two_factor_failures f
-                   where f.user_id = u.id and f.created_at > ? order by f.created_at desc limit ?) as recent_failures
-       from accounts.users u
-       left join accounts.totp_devices d on d.user_id = u.id and d.confirmed
-      where u.id = ?`,
-    [window.since, window.limit, userId],
-  );
+  const [[device], recent] = await Promise.all([
+    em.execute<{ id: number; secret_sealed: string; last_used_step: string | null }[]>(
+      'select id, secret_sealed, last_used_step from accounts.totp_devices where user_id = ? and confirmed',
+      [userId],
+    ),
+    recentFailures(em, userId, 'code'),
+  ]);
   return {
-    device: row.device_id === null ? null : { id: row.device_id, secret_sealed: row.secret_sealed!, last_used_step: row.last_used_step === null ? null : Number(row.last_used_step) },
-    recent_failures: row.recent_failures.map((at) => new Date(at)),
+    device: device ? { id: device.id, secret_sealed: device.secret_sealed, last_used_step: device.last_used_step === null ? null : Number(device.last_used_step) } : null,
+    recent_failures: recent.slice(0, MAX_FAILURES),
   };
 }
 
@@ -42,8 +42,4 @@ export async function unusedBackupCodes(em: EntityManager, userId: number): Prom
 
 export async function spendBackupCode(em: EntityManager, id: number): Promise<void> {
   await em.execute('update accounts.two_factor_backup_codes set used_at = now() where id = ?', [id]);
-}
-
-export async function recordFailure(em: EntityManager, userId: number): Promise<void> {
-  await em.execute('insert into accounts.two_factor_failures (user_id, created_at) values (?, now())', [userId]);
 }

@@ -33,9 +33,9 @@ export class TwoFactorResolver {
   }
 
   @Authorized('user:write')
-  @Mutation(() => TwoFactorBackupCodesResult, { description: 'Replaces the backup codes with ten new ones, shown this once.' })
-  two_factor_backup_codes(@Args() { uuid }: UserArgs, @Ctx() context: SubgraphContext): Promise<TwoFactorBackupCodesResult> {
-    return service(context).regenerateBackupCodes(context.actor, uuid);
+  @Mutation(() => TwoFactorBackupCodesResult, { description: 'Replaces the backup codes with ten new ones, shown this once; needs a current code.' })
+  two_factor_backup_codes(@Args() { uuid, token }: TwoFactorCodeArgs, @Ctx() context: SubgraphContext): Promise<TwoFactorBackupCodesResult> {
+    return service(context).regenerateBackupCodes(context.actor, uuid, token);
   }
 
   @Authorized('user:write')

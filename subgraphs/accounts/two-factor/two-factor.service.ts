@@ -1,14 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { config } from '../../shared/config.js';
-import { NotFoundError, ThrottledError, ValidationError } from '../../shared/errors.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { secretBox } from '../../shared/secrets.js';
 import { announceMail, queueMail } from '../mail/mail.outbox.js';
-import { reachUser, reachUserId } from '../users/user-access.js';
-import type { User } from '../users/user.entity.js';
+import { ME, ownUserId, reachUser } from '../users/user-access.js';
+import { User } from '../users/user.entity.js';
 import { BackupCode } from './backup-code.entity.js';
-import { lockForCodeCheck, recordAcceptedStep, recordFailure, spendBackupCode, unusedBackupCodes, type CodeCheckState } from './code-check.repository.js';
+import { lockForCodeCheck, recordAcceptedStep, spendBackupCode, unusedBackupCodes, type CodeCheckState } from './code-check.repository.js';
+import { recordFailure, refuseWhileLocked } from '../users/credential-lockout.js';
 import { BackupCodeHasher, maskBackupCode, newBackupCodes } from './backup-codes.js';
 import { TotpDevice } from './totp-device.entity.js';
 import { matchTotpStep, newTotpSecret, otpauthUri, qrCodeSvg } from './totp.js';
@@ -17,9 +18,6 @@ import { twoFactorNotice } from './two-factor.mail.js';
 
 /** How long a started setup waits for its first code. */
 export const SETUP_LIFETIME_MS = 10 * 60 * 1000;
-/** Wrong codes allowed in the window before attempts are refused with 429. */
-export const MAX_FAILURES = 5;
-export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
 const invalidToken = () => new ValidationError('Token is not valid', null, 'token_invalid');
 const notEnabled = () => new ValidationError('Two-factor authentication is not enabled.', null, '2fa_not_enabled');
@@ -36,10 +34,12 @@ export class TwoFactorService {
     private readonly pubsub: PubSub,
   ) {}
 
-  /** A new pending secret (replacing an unconfirmed one); 400 while 2FA is on. */
+  /** A new pending secret (replacing an unconfirmed one); 400 while 2FA is on. The owner's only. */
   async startSetup(actor: Actor, uuid: string): Promise<TwoFactorSetupResult> {
+    const userId = ownUserId(actor, uuid);
     const { secret, email } = await this.em.transactional(async (em) => {
-      const user = await reachUser(em, actor, uuid, true);
+      const user = await reachUser(em, actor, ME, true);
+      if (user.id !== userId) throw new NotFoundError();
       const device = await em.findOne(TotpDevice, { user });
       if (device?.confirmed) throw new ValidationError('Two-factor authentication is already enabled.', null, '2fa_already_enabled');
       const secret = newTotpSecret();
@@ -54,9 +54,10 @@ export class TwoFactorService {
 
   /** Confirms the pending secret with a current code: 2FA is on, and ten backup codes are shown once. */
   async validateSetup(actor: Actor, uuid: string, token: string | undefined): Promise<TwoFactorBackupCodesResult> {
+    ownUserId(actor, uuid);
     const code = requiredToken(token);
     const outcome = await this.em.transactional(async (em) => {
-      const user = await reachUser(em, actor, uuid, true);
+      const user = await reachUser(em, actor, ME, true);
       await this.lockForCheck(em, user.id);
       const device = await em.findOne(TotpDevice, { user, confirmed: false });
       if (!device || device.created_at.getTime() + SETUP_LIFETIME_MS <= Date.now()) {
@@ -64,7 +65,7 @@ export class TwoFactorService {
       }
       const step = matchTotpStep(secretBox().open(device.secret_sealed), code);
       if (step === null) {
-        await recordFailure(em, user.id);
+        await recordFailure(em, user.id, 'code');
         return null;
       }
       Object.assign(device, { confirmed: true, confirmed_at: new Date(), last_used_step: String(step) });
@@ -81,22 +82,28 @@ export class TwoFactorService {
    * hot path, in plain statements on the locked account row.
    */
   async validate(actor: Actor, uuid: string, token: string | undefined): Promise<{ success: boolean }> {
+    const userId = ownUserId(actor, uuid);
     const code = requiredToken(token);
-    const userId = await reachUserId(this.em, actor, uuid);
-    const accepted = await this.em.transactional(async (em) => {
-      const { device } = await this.lockForCheck(em, userId);
-      if (!device) throw notEnabled();
-      const step = matchTotpStep(secretBox().open(device.secret_sealed), code);
-      if (step !== null && step > (device.last_used_step ?? -1)) {
-        await recordAcceptedStep(em, device.id, step);
-        return true;
-      }
-      if (step === null && (await this.spendBackupCode(em, userId, code))) return true;
-      await recordFailure(em, userId);
-      return false;
-    });
+    const accepted = await this.em.transactional((em) => this.acceptCode(em, userId, code));
     if (!accepted) throw invalidToken();
     return { success: true };
+  }
+
+  /**
+   * On the locked account: a current TOTP code newer than the last accepted, or an unused backup
+   * code (spent here). A wrong one is counted (the caller throws after the commit).
+   */
+  private async acceptCode(em: EntityManager, userId: number, code: string): Promise<boolean> {
+    const { device } = await this.lockForCheck(em, userId);
+    if (!device) throw notEnabled();
+    const step = matchTotpStep(secretBox().open(device.secret_sealed), code);
+    if (step !== null && step > (device.last_used_step ?? -1)) {
+      await recordAcceptedStep(em, device.id, step);
+      return true;
+    }
+    if (step === null && (await this.spendBackupCode(em, userId, code))) return true;
+    await recordFailure(em, userId, 'code');
+    return false;
   }
 
   async status(actor: Actor, uuid: string): Promise<TwoFactorStatusResult> {
@@ -106,13 +113,18 @@ export class TwoFactorService {
     return { is_enabled: enabled, method: enabled ? 'TOTP' : null, backup_codes: codes.map((code) => code.masked), backup_codes_remaining: codes.length };
   }
 
-  /** Ten new backup codes in place of the old ones; 400 unless 2FA is on. */
-  async regenerateBackupCodes(actor: Actor, uuid: string): Promise<TwoFactorBackupCodesResult> {
+  /**
+   * Ten new backup codes in place of the old ones, for a current code (TOTP or backup): whoever
+   * holds only the key cannot mint codes that pass the step-up check. The owner's only.
+   */
+  async regenerateBackupCodes(actor: Actor, uuid: string, token: string | undefined): Promise<TwoFactorBackupCodesResult> {
+    const userId = ownUserId(actor, uuid);
+    const code = requiredToken(token);
     const codes = await this.em.transactional(async (em) => {
-      const user = await reachUser(em, actor, uuid, true);
-      await this.enabledDevice(em, user);
-      return this.replaceBackupCodes(em, user);
+      if (!(await this.acceptCode(em, userId, code))) return null;
+      return this.replaceBackupCodes(em, await em.findOneOrFail(User, userId));
     });
+    if (!codes) throw invalidToken();
     return { success: true, backup_codes: codes };
   }
 
@@ -129,23 +141,14 @@ export class TwoFactorService {
     return { success: true };
   }
 
-  private async enabledDevice(em: EntityManager, user: User): Promise<TotpDevice> {
-    const device = await em.findOne(TotpDevice, { user, confirmed: true });
-    if (!device) throw notEnabled();
-    return device;
-  }
-
   /**
    * Locks the account for a code check and refuses with 429 while it has MAX_FAILURES wrong codes
    * within the window, until the oldest of them leaves it. 404 when the account is gone.
    */
   private async lockForCheck(em: EntityManager, userId: number): Promise<CodeCheckState> {
-    const state = await lockForCodeCheck(em, userId, { since: new Date(Date.now() - FAILURE_WINDOW_MS), limit: MAX_FAILURES });
+    const state = await lockForCodeCheck(em, userId);
     if (!state) throw new NotFoundError();
-    if (state.recent_failures.length >= MAX_FAILURES) {
-      const freeAt = state.recent_failures[MAX_FAILURES - 1]!.getTime() + FAILURE_WINDOW_MS;
-      throw new ThrottledError(Math.max(1, Math.ceil((freeAt - Date.now()) / 1000)));
-    }
+    refuseWhileLocked(state.recent_failures);
     return state;
   }
 

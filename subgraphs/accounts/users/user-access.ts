@@ -15,7 +15,8 @@ export const ME = '@me';
  */
 export async function reachUser(em: EntityManager, actor: Actor, uuid: string, lock = false): Promise<User> {
   const callerId = requireUserId(actor);
-  const options = lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {};
+  // A locked read is fresh: an entity this unit of work loaded earlier must not mask a change.
+  const options = lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {};
   if (uuid === ME || uuid === actor.user!.uuid) {
     const self = await em.findOne(User, { id: callerId, is_active: true }, options);
     if (!self) throw new NotFoundError();
@@ -28,13 +29,14 @@ export async function reachUser(em: EntityManager, actor: Actor, uuid: string, l
 }
 
 /**
- * The id of the account a `:uuid` path names, under the same rules as reachUser, without loading
- * the caller's own row (hot paths lock it themselves, and then must check that it is active).
+ * For what only the account's owner may do, staff included (enrolling an authenticator, seeing
+ * new backup codes): the caller's own id for `@me` or their own uuid, else 404. The row is not
+ * loaded: callers lock it themselves, and must check that it is active.
  */
-export async function reachUserId(em: EntityManager, actor: Actor, uuid: string): Promise<number> {
+export function ownUserId(actor: Actor, uuid: string): number {
   const callerId = requireUserId(actor);
   if (uuid === ME || uuid === actor.user!.uuid) return callerId;
-  return (await reachUser(em, actor, uuid)).id;
+  throw new NotFoundError();
 }
 
 export async function isStaff(em: EntityManager, userId: number): Promise<boolean> {

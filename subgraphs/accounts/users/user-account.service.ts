@@ -1,13 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
-import { ForbiddenError, ValidationError } from '../../shared/errors.js';
+import { ConflictError, ForbiddenError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { EmailVerificationToken } from '../email-verification/email-verification-token.entity.js';
-import { EmailVerificationService } from '../email-verification/email-verification.service.js';
+import { emailTaken, EmailVerificationService } from '../email-verification/email-verification.service.js';
 import { announceMail } from '../mail/mail.outbox.js';
 import { TotpDevice } from '../two-factor/totp-device.entity.js';
+import { recentFailures, recordFailure, refuseWhileLocked } from './credential-lockout.js';
 import { hashPassword, verifyPassword } from './password.js';
 import type { UpdateUserArgs } from './user-account.inputs.js';
 import type { UserAccountRecord } from './user-account.record.js';
@@ -33,6 +34,8 @@ export class UserAccountService {
    * current one; keys keep working) and email (kept pending and verified by mail).
    */
   async update(actor: Actor, args: UpdateUserArgs): Promise<UserAccountRecord> {
+    // The slow part of a password change (two scrypt runs) happens before the account is locked.
+    const password = args.password != null ? await this.checkPasswordChange(await reachUser(this.em, actor, args.uuid), args) : undefined;
     const outcome = await this.em.transactional(async (em) => {
       const user = await reachUser(em, actor, args.uuid, true);
       Object.assign(user, profilePatch(args, user));
@@ -41,11 +44,14 @@ export class UserAccountService {
         user.is_staff = args.is_staff;
       }
       await this.placeUser(em, user, args);
-      const passwordChanged = await this.changePassword(user, args);
+      if (password) {
+        if (user.password_hash !== password.checkedAgainst) throw new ConflictError('The password changed meanwhile; try again.', 'password_changed');
+        Object.assign(user, { password_hash: password.hash, password_changed_at: new Date() });
+      }
       const mailed = args.email != null && (await this.changeEmail(em, user, args.email));
-      return { user, passwordChanged, mailed, record: await this.record(em, user) };
+      return { user, mailed, record: await this.record(em, user) };
     });
-    if (outcome.passwordChanged) this.log.info({ user_id: outcome.user.id, by_user_id: actor.user!.id }, 'password changed');
+    if (password) this.log.info({ user_id: outcome.user.id, by_user_id: actor.user!.id }, 'password changed');
     if (outcome.mailed) await announceMail(this.pubsub);
     return outcome.record;
   }
@@ -73,15 +79,19 @@ export class UserAccountService {
     if (placement) Object.assign(user, { current_organization_id: placement.organization_id, current_team_id: placement.team_id });
   }
 
-  private async changePassword(user: User, args: UpdateUserArgs): Promise<boolean> {
-    if (args.password == null) return false;
-    const password = newPassword(args.password);
+  /**
+   * The new password's hash, once the current one is proved: wrong current passwords count
+   * towards a lock-out (429 after 5 in 15 minutes), as wrong two-factor codes do.
+   */
+  private async checkPasswordChange(user: User, args: UpdateUserArgs): Promise<{ hash: string; checkedAgainst: string }> {
+    const password = newPassword(args.password!);
     if (!args.current_password) throw new ValidationError('This field is required when changing the password.', 'current_password', 'required');
+    refuseWhileLocked(await recentFailures(this.em, user.id, 'password'));
     if (!(await verifyPassword(args.current_password, user.password_hash))) {
+      await recordFailure(this.em, user.id, 'password');
       throw new ValidationError('Your current password was entered incorrectly. Please enter it again.', 'current_password', 'invalid_password');
     }
-    Object.assign(user, { password_hash: await hashPassword(password), password_changed_at: new Date() });
-    return true;
+    return { hash: await hashPassword(password), checkedAgainst: user.password_hash };
   }
 
   /** A new address waits as `pending_email` while the old one stays in use; returns whether a mail was queued. */
@@ -91,12 +101,11 @@ export class UserAccountService {
       user.pending_email = null;
       return false;
     }
-    if ((await em.count(User, { email, id: { $ne: user.id } })) > 0) {
-      throw new ValidationError('There is already an account with this email address.', 'email', 'email_taken');
-    }
+    if ((await em.count(User, { email, id: { $ne: user.id } })) > 0) throw emailTaken();
     if (email === user.pending_email) return false;
     user.pending_email = email;
-    return new EmailVerificationService(em, this.pubsub).queue(em, user, email);
+    await new EmailVerificationService(em, this.pubsub).queueChange(em, user, email);
+    return true;
   }
 
   private async record(em: EntityManager, user: User): Promise<UserAccountRecord> {

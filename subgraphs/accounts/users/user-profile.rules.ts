@@ -7,7 +7,11 @@ export const MAX_NAME_LENGTH = 150;
 export const MAX_EMAIL_LENGTH = 254;
 /** Free-form preferences are bounded, so that one account cannot hold megabytes of them. */
 export const MAX_JSON_PREFERENCE_BYTES = 64 * 1024;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * An address and nothing else: no display names, lists, quotes or comments, which mail libraries
+ * would read as more (`a,b@evil.test` is two recipients).
+ */
+const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 export const ROLES_AT_ORGANIZATION = ['engineering', 'data', 'product', 'founder', 'leadership', 'marketing', 'sales', 'other'];
 const TOOLBAR_MODES = ['disabled', 'toolbar'];

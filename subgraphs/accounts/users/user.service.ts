@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuthenticationFailedError, ValidationError } from '../../shared/errors.js';
+import { AuthenticationFailedError } from '../../shared/errors.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { newPassword, normalizedEmail } from './user-profile.rules.js';
 import { User } from './user.entity.js';
-
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export class UserService {
   constructor(private readonly em: EntityManager) {}
@@ -22,9 +21,8 @@ export class UserService {
    * Emails are matched case-insensitively and stored lower-cased.
    */
   async ensure(email: string, password: string): Promise<{ user: User; created: boolean }> {
-    const normalized = email.trim().toLowerCase();
-    if (!EMAIL.test(normalized)) throw new ValidationError('Enter a valid email address.', 'email', 'invalid');
-    if (password.length < 8) throw new ValidationError('This password is too short. It must contain at least 8 characters.', 'password', 'password_too_short');
+    const normalized = normalizedEmail(email);
+    newPassword(password);
     const existing = await this.em.findOne(User, { email: normalized });
     if (existing) {
       if (!(await verifyPassword(password, existing.password_hash))) {

@@ -1,4 +1,5 @@
 import { Ctx, Directive, FieldResolver, Resolver, Root } from 'type-graphql';
+import { grants } from '../../shared/auth/scopes.js';
 import type { SubgraphContext } from '../../shared/context.js';
 import { ProjectBasicRecord } from '../projects/project-basic.record.js';
 import { basicEnvironmentRow } from '../projects/project-list.repository.js';
@@ -22,8 +23,12 @@ export class UserAccountResolver {
   }
 
   @Directive(CURRENT)
-  @FieldResolver(() => ProjectBasicRecord, { nullable: true, description: 'The environment (team) the user works in now.' })
-  async team(@Root() user: UserAccountExtension, @Ctx() { em }: SubgraphContext): Promise<ProjectBasicRecord | null> {
+  @FieldResolver(() => ProjectBasicRecord, {
+    nullable: true,
+    description: "The environment (team) the user works in now, in the project list's form: for the user's own key with project:read (it holds the project token), else null.",
+  })
+  async team(@Root() user: UserAccountExtension, @Ctx() { actor, em }: SubgraphContext): Promise<ProjectBasicRecord | null> {
+    if (actor.user?.id !== user.id || !grants(actor.scopes, 'project:read')) return null;
     const { team_id } = await new UserPlacementService(em).resolve(user.id, current(user));
     const row = team_id === null ? undefined : await basicEnvironmentRow(em, team_id);
     return row ? projectBasicRecord(row) : null;
