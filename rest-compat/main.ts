@@ -25,8 +25,10 @@ async function main(): Promise<void> {
     const respond = async () => {
       const path = new URL(request.url ?? '/', 'http://rest').pathname;
       if (path !== '/api' && !path.startsWith('/api/')) return writeAppError(response, new NotFoundError());
-      const body = await readBody(request, settings.MAX_BODY_BYTES);
-      if (body === null) return writeAppError(response, new PayloadTooLargeError(settings.MAX_BODY_BYTES));
+      const large = rest.takesLargeBody(request.method ?? 'GET', request.url ?? '/');
+      const limit = large ? Math.max(settings.MAX_LARGE_BODY_BYTES, settings.MAX_BODY_BYTES) : settings.MAX_BODY_BYTES;
+      const body = await readBody(request, limit);
+      if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
       await writeResponse(await rest.handle(toRequest(request, body)), response);
     };
     respond().catch((error: unknown) => {

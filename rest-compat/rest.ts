@@ -38,6 +38,8 @@ export interface RestOptions {
 export interface RestLayer {
   /** Answers a request under `/api`; the body is already bounded by the listener. */
   handle(request: Request): Promise<Response>;
+  /** Whether a request's route takes large bodies (`largeBody`), so the listener bounds it higher. */
+  takesLargeBody(method: string, url: string): boolean;
   openapi: Record<string, unknown>;
 }
 
@@ -112,6 +114,11 @@ export function createRest(options: RestOptions): RestLayer {
 
   return {
     openapi,
+    takesLargeBody(method: string, url: string): boolean {
+      const path = new URL(url, 'http://rest').pathname.slice(API_PREFIX.length) || '/';
+      const match = matcher.match(method, path);
+      return match.kind === 'route' && match.route.largeBody === true;
+    },
     async handle(request: Request): Promise<Response> {
       const url = new URL(request.url);
       const path = url.pathname.slice(API_PREFIX.length) || '/';

@@ -18,6 +18,8 @@ export interface RestRoute {
   description?: string;
   /** Path parameters besides `project_id` that are integer ids. */
   integerParams?: string[];
+  /** Takes whole traces or events (megabytes): its body may reach MAX_LARGE_BODY_BYTES. */
+  largeBody?: boolean;
 }
 
 /** Path parameters that are integer ids: anything else in their place is an unknown path (404). */

@@ -27,6 +27,10 @@ export interface ListenerOptions {
   ingest?: FetchHandler;
   healthy: () => Promise<boolean>;
   maxBodyBytes: number;
+  /** For `/graphql` (HTTP and websocket) and the REST routes `takesLargeBody` names. */
+  maxLargeBodyBytes: number;
+  /** Whether a REST request may have a large body. */
+  takesLargeBody?: (method: string, url: string) => boolean;
   log: Logger;
 }
 
@@ -51,8 +55,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       writeServerError(response);
     });
   });
-  // A graphql-ws message is a request body too: the same limit holds.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
+  // A graphql-ws message is a GraphQL request body too: the same limit holds.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxLargeBodyBytes });
   const wsServer = useServer(
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
@@ -141,9 +145,19 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   }
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
-  const body = await readBody(request, options.maxBodyBytes);
-  if (body === null) return writeAppError(response, new PayloadTooLargeError(options.maxBodyBytes));
+  const limit = bodyLimit(options, request, path);
+  const body = await readBody(request, limit);
+  if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
   await writeResponse(await handler(toRequest(request, body)), response);
+}
+
+/**
+ * GraphQL operations and the REST paths that take whole traces carry megabytes; every other REST
+ * body is small, and is bounded so.
+ */
+function bodyLimit(options: ListenerOptions, request: IncomingMessage, path: string): number {
+  const large = path === '/graphql' || (options.takesLargeBody?.(request.method ?? 'GET', request.url ?? '/') ?? false);
+  return large ? Math.max(options.maxLargeBodyBytes, options.maxBodyBytes) : options.maxBodyBytes;
 }
 
 function handlerFor(options: ListenerOptions, path: string): FetchHandler | undefined {

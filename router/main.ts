@@ -56,6 +56,8 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     rest: rest.handle,
     healthy: subgraphs.healthy,
     maxBodyBytes: settings.MAX_BODY_BYTES,
+    maxLargeBodyBytes: settings.MAX_LARGE_BODY_BYTES,
+    takesLargeBody: rest.takesLargeBody,
     log,
   });
   log.info({ url: listener.url, ms: Date.now() - started, embedded_database: subgraphs.embedded }, 'platform listening');

@@ -7,7 +7,7 @@ let stack: Stack;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl'), maxBodyBytes: 64 * 1024 });
+  stack = await startStack({ databaseUrl: inject('databaseUrl'), maxBodyBytes: 64 * 1024, maxLargeBodyBytes: 64 * 1024 });
   tenant = await seedTenant(inject('databaseUrl'), 'router');
 });
 afterAll(() => stack?.stop());

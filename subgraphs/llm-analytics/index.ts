@@ -7,12 +7,14 @@ import { UserStub } from './provider-keys/provider-key.record.js';
 import { ProviderKeyResolver } from './provider-keys/provider-key.resolver.js';
 import { SummaryCacheEntry } from './summarization/summary-cache.entity.js';
 import { startSummaryCachePurge } from './summarization/summary-cache.worker.js';
+import { SummarizationResolver } from './summarization/summarization.resolver.js';
+import { TextReprResolver } from './text-repr/text-repr.resolver.js';
 
 export const llmAnalytics = defineSubgraph({
   name: 'llm-analytics',
   entities: [ProviderKey, ActiveProviderKey, SummaryCacheEntry],
   migrations,
-  resolvers: [ProviderKeyResolver],
+  resolvers: [ProviderKeyResolver, SummarizationResolver, TextReprResolver],
   orphanedTypes: [UserStub],
   deleteEnvironmentData: deleteLlmAnalyticsData,
   startWorker: startSummaryCachePurge,

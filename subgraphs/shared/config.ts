@@ -46,6 +46,8 @@ const schema = z.object({
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(60),
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */
+  MAX_LARGE_BODY_BYTES: z.coerce.number().int().positive().default(16 * 1_048_576),
   /**
    * Set, the router does not start subgraphs itself but routes to running ones: `name=url` pairs
    * separated by commas, and supergraph.yaml's routing_url for any subgraph not named (`*` alone

@@ -20,6 +20,7 @@ export interface StackOptions {
   redisUrl?: string;
   redisPrefix?: string;
   maxBodyBytes?: number;
+  maxLargeBodyBytes?: number;
   /** Mail goes to this SMTP server; kept in the outbox otherwise. */
   smtpUrl?: string;
   /** More settings (provider base URLs, timeouts). */
@@ -51,6 +52,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       PORT: '0',
       MAX_BODY_BYTES: String(options.maxBodyBytes ?? 1_048_576),
+      MAX_LARGE_BODY_BYTES: String(options.maxLargeBodyBytes ?? 16 * 1_048_576),
       SMTP_URL: options.smtpUrl,
       ...options.env,
     }),
@@ -73,6 +75,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     rest: rest.handle,
     healthy: subgraphs.healthy,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    maxLargeBodyBytes: config.MAX_LARGE_BODY_BYTES,
+    takesLargeBody: rest.takesLargeBody,
     log,
   });
   return {

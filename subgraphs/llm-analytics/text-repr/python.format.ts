@@ -86,6 +86,8 @@ export function pyFixed(x: number, digits: number): string {
   if (ax >= 1e21) {
     // toFixed switches to exponent form here; such doubles are integers.
     body = BigInt(ax).toString() + (digits > 0 ? `.${'0'.repeat(digits)}` : '');
+  } else if (!nearTie(ax, digits)) {
+    body = ax.toFixed(digits);
   } else {
     // 100 digits show whether the exact value is a tie at `digits` (a double near a tie differs far sooner).
     const exact = ax.toFixed(100);
@@ -100,6 +102,15 @@ export function pyFixed(x: number, digits: number): string {
     }
   }
   return negative ? `-${body}` : body;
+}
+
+/**
+ * Cheap filter for the exact tie check of pyFixed (toFixed(100) is slow): an exact tie scales to a fraction of
+ * exactly one half, give or take the rounding of the multiplication; beyond 2^52 the fraction is not visible.
+ */
+function nearTie(ax: number, digits: number): boolean {
+  const scaled = ax * 10 ** digits;
+  return scaled >= 2 ** 52 || Math.abs(scaled - Math.floor(scaled) - 0.5) < 1e-6;
 }
 
 /** Python's `format(n, ',')` for an integer. */
@@ -218,6 +229,8 @@ export function capWithEllipsis(text: string, max: number): string {
 // ---------------------------------------------------------------------------------------------------------------
 // json.dumps
 
+// Python's ensure_ascii escapes everything outside printable ASCII.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const JSON_ESCAPE = /[\\"\x00-\x1f\x7f-\uffff]/g;
 const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
 

@@ -33,7 +33,8 @@ export interface ServedSubgraph {
 }
 
 /** Internal requests come from the router only; this bounds what a misbehaving peer can send. */
-const MAX_INTERNAL_BODY = 8 * 1024 * 1024;
+/** Above the public listener's largest limit (MAX_LARGE_BODY_BYTES), with room for the router's own wrapping. */
+const MAX_INTERNAL_BODY = 64 * 1024 * 1024;
 /** Above Node's 16 KiB: the signed actor lists every organization of its user (~60 bytes each). */
 const MAX_INTERNAL_HEADERS = 256 * 1024;
 

@@ -1,0 +1,150 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { generateText } from 'ai';
+import type { Actor } from '../../shared/auth/actor.js';
+import { UpstreamError, ValidationError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { PubSub } from '../../shared/pubsub/pubsub.js';
+import { projectsFacade } from '../../projects/facade.js';
+import { ProviderKeyService } from '../provider-keys/provider-key.service.js';
+import { languageModel, modelTimeoutMs } from '../providers/provider.api.js';
+import { PROVIDER_PROFILES } from '../providers/provider.catalog.js';
+import { failureKind } from '../providers/provider.errors.js';
+import { renderTextRepr, TextReprInputError } from '../text-repr/text-repr.js';
+import { fixLineReferences, summaryTitle } from './line-references.js';
+import { chooseModel, type ModelChoice } from './model-choice.js';
+import { systemPrompt, userPrompt, type SummaryMode } from './summarization.prompts.js';
+import type { BatchCheckArgs, BatchCheckResult, SummarizationResult, SummarizeArgs } from './summarization.types.js';
+import { SummaryCache } from './summary.cache.js';
+
+const MAX_BATCH = 100;
+/** The text form the model reads: every line numbered, nothing truncated or marked up. */
+const TEXT_OPTIONS = { include_line_numbers: true, truncated: false, include_markers: false, collapsed: false };
+
+export class SummarizationService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly pubsub: PubSub,
+    private readonly log: Logger,
+  ) {}
+
+  /** A summary of a trace or event, from the cache (for an hour) unless `force_refresh`. */
+  async summarize(actor: Actor, args: SummarizeArgs): Promise<SummarizationResult> {
+    const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
+    const kind = summarizeType(args.summarize_type);
+    const mode = summaryMode(args.mode);
+    const { id, text } = textForm(kind, args.data);
+    const choice = await chooseModel(this.em, environment.id, args.model);
+    const cache = new SummaryCache(this.em, this.pubsub, this.log);
+    const key = cacheKey(environment.id, kind, id, mode, choice.model);
+    if (!args.force_refresh) {
+      const hit = await cache.get<SummarizationResult>(key);
+      if (hit) return hit.body;
+    }
+    const summary = fixLineReferences(await this.write(choice, mode, kind, text), lineCount(text));
+    const result = { summary, text_repr: text, metadata: { text_repr_length: text.length, model: choice.model, provider: choice.provider, summarize_type: kind } };
+    await cache.set(key, { title: summaryTitle(summary, kind === 'trace' ? 'Untitled trace' : 'Untitled event'), body: result });
+    return result;
+  }
+
+  /** Of the given traces, those with a cached summary for this mode and model, with their titles. */
+  async batchCheck(actor: Actor, args: BatchCheckArgs): Promise<BatchCheckResult> {
+    const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
+    const ids = traceIds(args.trace_ids);
+    const mode = summaryMode(args.mode);
+    const { model } = await chooseModel(this.em, environment.id, args.model);
+    const keys = ids.map((id) => cacheKey(environment.id, 'trace', id, mode, model));
+    const cached = await new SummaryCache(this.em, this.pubsub, this.log).getMany(keys);
+    return { summaries: ids.flatMap((trace_id, index) => (cached[index] ? [{ trace_id, title: cached[index]!.title, cached: true }] : [])) };
+  }
+
+  private async write(choice: ModelChoice, mode: SummaryMode, kind: 'trace' | 'event', text: string): Promise<string> {
+    const label = PROVIDER_PROFILES[choice.provider].label;
+    try {
+      const { text: summary } = await generateText({
+        model: languageModel(choice.provider, choice.apiKey, choice.model),
+        system: systemPrompt(mode, kind),
+        prompt: userPrompt(text, kind),
+        maxOutputTokens: 2000,
+        // No retries: a failing provider answers the caller at once (502), who may try again.
+        maxRetries: 0,
+        abortSignal: AbortSignal.timeout(modelTimeoutMs()),
+      });
+      if (choice.key_id) await new ProviderKeyService(this.em).markUsed(choice.key_id);
+      if (!summary.trim()) throw new UpstreamError(502, `${label} (${choice.model}) answered with an empty summary.`);
+      return summary.trim();
+    } catch (error) {
+      if (error instanceof UpstreamError) throw error;
+      const kindOfFailure = failureKind(error, choice.provider);
+      this.log.warn({ err: error, provider: choice.provider, model: choice.model, failure: kindOfFailure }, 'summary model call failed');
+      if (kindOfFailure === 'timeout') throw new UpstreamError(504, `${label} (${choice.model}) did not answer within ${modelTimeoutMs() / 1000} s.`);
+      const why = { auth: 'rejected the API key', rate_limit: 'is rate limiting this key', network: 'could not be reached', other: 'failed' }[kindOfFailure];
+      throw new UpstreamError(502, `${label} (${choice.model}) ${why}; no summary was written.`);
+    }
+  }
+}
+
+function summarizeType(value: string | null | undefined): 'trace' | 'event' {
+  if (value == null) throw new ValidationError('This field is required.', 'summarize_type', 'required');
+  if (value !== 'trace' && value !== 'event') throw new ValidationError(`"${value}" is not a valid choice.`, 'summarize_type', 'invalid_choice');
+  return value;
+}
+
+function summaryMode(value: string | null | undefined): SummaryMode {
+  const mode = value ?? 'minimal';
+  if (mode !== 'minimal' && mode !== 'detailed') throw new ValidationError(`"${mode}" is not a valid choice.`, 'mode', 'invalid_choice');
+  return mode;
+}
+
+/** The id a summary is cached under, and the line-numbered text the model reads (PostHog's checks and messages). */
+function textForm(kind: 'trace' | 'event', data: unknown): { id: string; text: string } {
+  const given = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
+  if (!given) throw new ValidationError('This field is required and must be an object.', 'data', 'required');
+  try {
+    if (kind === 'trace') {
+      if (!given.trace || !Array.isArray(given.hierarchy)) throw new ValidationError("Trace summarization requires 'trace' and 'hierarchy' fields", null);
+      const id = traceIdOf(given.trace);
+      if (!id) throw new ValidationError("Trace must have either '$ai_trace_id' or 'id'", null);
+      return { id, text: renderTextRepr('$ai_trace', { trace: given.trace, hierarchy: given.hierarchy }, TEXT_OPTIONS).text };
+    }
+    if (!given.event || typeof given.event !== 'object') throw new ValidationError("Event summarization requires 'event' field", null);
+    const id = idOf(given.event);
+    if (!id) throw new ValidationError("Event must have an 'id' field", null);
+    const event = given.event as Record<string, unknown>;
+    const type = typeof event.event === 'string' ? event.event : '$ai_generation';
+    const rendered = renderTextRepr(type === '$ai_trace' ? '$ai_generation' : type, event, TEXT_OPTIONS);
+    return { id, text: rendered.text };
+  } catch (error) {
+    if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr ? `data__${error.attr}` : null);
+    throw error;
+  }
+}
+
+/** A trace's `properties.$ai_trace_id`, else its `id`. */
+function traceIdOf(trace: unknown): string | null {
+  const properties = trace && typeof trace === 'object' ? (trace as { properties?: unknown }).properties : undefined;
+  const traceId = properties && typeof properties === 'object' ? (properties as Record<string, unknown>).$ai_trace_id : undefined;
+  return typeof traceId === 'string' || typeof traceId === 'number' ? String(traceId) : idOf(trace);
+}
+
+function idOf(value: unknown): string | null {
+  const id = value && typeof value === 'object' ? (value as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+}
+
+function traceIds(value: string[] | null | undefined): string[] {
+  if (value == null) throw new ValidationError('This field is required.', 'trace_ids', 'required');
+  if (value.length > MAX_BATCH) throw new ValidationError(`Ensure this field has no more than ${MAX_BATCH} elements.`, 'trace_ids', 'max_length');
+  if (value.some((id) => !id || id.length > 200)) throw new ValidationError('Each trace id must be 1 to 200 characters.', 'trace_ids', 'invalid');
+  return [...new Set(value)];
+}
+
+function lineCount(text: string): number {
+  let count = 1;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count++;
+  return count;
+}
+
+/** PostHog's key shape: environment, type, id, mode and model. */
+function cacheKey(environmentId: number, kind: string, id: string, mode: string, model: string): string {
+  return `llm_summary:${environmentId}:${kind}:${id}:${mode}:${model}`;
+}
