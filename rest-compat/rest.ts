@@ -129,8 +129,9 @@ export function createRest(options: RestOptions): RestLayer {
       if (match.kind === 'method_not_allowed') {
         return fail(new MethodNotAllowedError(request.method), { allow: match.allowed.join(', ') });
       }
-      const body = await readBody(request, match.route.method);
-      if (body instanceof Response) return body;
+      const read = await readBody(request, match.route.method);
+      if (read instanceof Response) return read;
+      const body = read?.parsed;
       const response = await sofa.fetch(
         new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query)}`, {
           method: request.method,
@@ -140,7 +141,8 @@ export function createRest(options: RestOptions): RestLayer {
             [PUBLIC_URL_HEADER]: request.url,
             [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).join(',') : '',
           },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          // The text as it came: megabytes of trace are not serialised again for SOFA to parse.
+          body: read === undefined ? undefined : read.text,
         }),
       );
       return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
@@ -153,12 +155,12 @@ function fail(error: AppError, headers: Record<string, string> = {}): Response {
   return errorResponse(status, body, headers);
 }
 
-/** The JSON body of a write, or a 400 for one that is not a JSON object. */
-async function readBody(request: Request, method: string): Promise<Record<string, unknown> | undefined | Response> {
+/** The JSON body of a write (parsed, and its text), or a 400 for one that is not a JSON object. */
+async function readBody(request: Request, method: string): Promise<{ parsed: Record<string, unknown>; text: string } | undefined | Response> {
   // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
   if (method === 'GET') return undefined;
   const text = await request.text();
-  if (!text.trim()) return {};
+  if (!text.trim()) return { parsed: {}, text: '{}' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -170,7 +172,7 @@ async function readBody(request: Request, method: string): Promise<Record<string
     const got = Array.isArray(parsed) ? 'list' : parsed === null ? 'null' : typeof parsed;
     return fail(new ValidationError(`Invalid data. Expected a dictionary, but got ${got}.`));
   }
-  return parsed as Record<string, unknown>;
+  return { parsed: parsed as Record<string, unknown>, text };
 }
 
 /**

@@ -45,7 +45,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
-    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql'),
+    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
     log,
   });
   const listener = await listen({

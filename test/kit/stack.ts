@@ -64,7 +64,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });
   const rest = createRest({
     apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
-    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql'),
+    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
     log,
   });
   const listener = await listen({

@@ -32,7 +32,7 @@ export class SummarizationService {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
     const kind = summarizeType(args.summarize_type);
     const mode = summaryMode(args.mode);
-    const { id, text } = textForm(kind, args.data);
+    const { id, render } = summaryTarget(kind, args.data);
     const choice = await chooseModel(this.em, environment.id, args.model);
     const cache = new SummaryCache(this.em, this.pubsub, this.log);
     const key = cacheKey(environment.id, kind, id, mode, choice.model);
@@ -40,6 +40,7 @@ export class SummarizationService {
       const hit = await cache.get<SummarizationResult>(key);
       if (hit) return hit.body;
     }
+    const text = render();
     const summary = fixLineReferences(await this.write(choice, mode, kind, text), lineCount(text));
     const result = { summary, text_repr: text, metadata: { text_repr_length: text.length, model: choice.model, provider: choice.provider, summarize_type: kind } };
     await cache.set(key, { title: summaryTitle(summary, kind === 'trace' ? 'Untitled trace' : 'Untitled event'), body: result });
@@ -95,24 +96,30 @@ function summaryMode(value: string | null | undefined): SummaryMode {
   return mode;
 }
 
-/** The id a summary is cached under, and the line-numbered text the model reads (PostHog's checks and messages). */
-function textForm(kind: 'trace' | 'event', data: unknown): { id: string; text: string } {
+/**
+ * The id a summary is cached under (PostHog's checks and messages), and how to make the
+ * line-numbered text the model reads: only on a cache miss, as a trace can take milliseconds.
+ */
+function summaryTarget(kind: 'trace' | 'event', data: unknown): { id: string; render: () => string } {
   const given = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
   if (!given) throw new ValidationError('This field is required and must be an object.', 'data', 'required');
+  if (kind === 'trace') {
+    if (!given.trace || !Array.isArray(given.hierarchy)) throw new ValidationError("Trace summarization requires 'trace' and 'hierarchy' fields", null);
+    const id = traceIdOf(given.trace);
+    if (!id) throw new ValidationError("Trace must have either '$ai_trace_id' or 'id'", null);
+    return { id, render: () => textOf('$ai_trace', { trace: given.trace, hierarchy: given.hierarchy }) };
+  }
+  if (!given.event || typeof given.event !== 'object') throw new ValidationError("Event summarization requires 'event' field", null);
+  const id = idOf(given.event);
+  if (!id) throw new ValidationError("Event must have an 'id' field", null);
+  const event = given.event as Record<string, unknown>;
+  const type = typeof event.event === 'string' && event.event !== '$ai_trace' ? event.event : '$ai_generation';
+  return { id, render: () => textOf(type, event) };
+}
+
+function textOf(eventType: string, data: unknown): string {
   try {
-    if (kind === 'trace') {
-      if (!given.trace || !Array.isArray(given.hierarchy)) throw new ValidationError("Trace summarization requires 'trace' and 'hierarchy' fields", null);
-      const id = traceIdOf(given.trace);
-      if (!id) throw new ValidationError("Trace must have either '$ai_trace_id' or 'id'", null);
-      return { id, text: renderTextRepr('$ai_trace', { trace: given.trace, hierarchy: given.hierarchy }, TEXT_OPTIONS).text };
-    }
-    if (!given.event || typeof given.event !== 'object') throw new ValidationError("Event summarization requires 'event' field", null);
-    const id = idOf(given.event);
-    if (!id) throw new ValidationError("Event must have an 'id' field", null);
-    const event = given.event as Record<string, unknown>;
-    const type = typeof event.event === 'string' ? event.event : '$ai_generation';
-    const rendered = renderTextRepr(type === '$ai_trace' ? '$ai_generation' : type, event, TEXT_OPTIONS);
-    return { id, text: rendered.text };
+    return renderTextRepr(eventType, data, TEXT_OPTIONS).text;
   } catch (error) {
     if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr ? `data__${error.attr}` : null);
     throw error;
