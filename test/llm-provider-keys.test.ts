@@ -141,6 +141,23 @@ describe('provider keys', () => {
   });
 });
 
+describe('keys sealed under another SECRET_KEY', () => {
+  it('stay listed but cannot be used: a check records why, a model list answers 400', async () => {
+    const owner = await tenant('llm-rekeyed');
+    const created = await create(owner, { provider: 'openai', name: 'old server', api_key: 'sk-valid-rekeyed-12' });
+    const foreign = new SecretBox('another-secret-key-of-at-least-32-characters').seal('sk-valid-rekeyed-12');
+    await sql(inject('databaseUrl'), 'update llm_analytics.provider_keys set api_key_sealed = $1 where id = $2', [foreign, created.body.id]);
+    const listed = await api(stack.url, 'GET', keysPath(owner), { key: owner.personal_api_key });
+    expect(listed.body.results[0]).toMatchObject({ id: created.body.id, api_key_masked: 'sk-v...d-12' });
+    const checked = await api(stack.url, 'POST', `${keysPath(owner)}${created.body.id}/validate/`, { key: owner.personal_api_key });
+    expect(checked.status).toBe(200);
+    expect(checked.body).toMatchObject({ state: 'error', error_message: "The stored key cannot be decrypted with this server's SECRET_KEY; enter the key again." });
+    const models = await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/llm_analytics/models/?provider=openai&key_id=${created.body.id}`, { key: owner.personal_api_key });
+    expect(models.status).toBe(400);
+    expect(models.body).toMatchObject({ code: 'key_unreadable', attr: 'api_key' });
+  });
+});
+
 describe('provider_key_validations and models', () => {
   it('checks a key without storing it', async () => {
     const owner = await tenant('llm-check');

@@ -83,7 +83,8 @@ export class ProviderKeyService {
   /** Checks the stored key again and records what the provider said; 200 whatever the verdict. */
   async revalidate(actor: Actor, environmentId: number, id: string): Promise<ProviderKeyRecord> {
     const key = await this.find(actor, environmentId, id);
-    const verdict = await checkKey(key.provider, secretBox().open(key.api_key_sealed));
+    const apiKey = openKey(key);
+    const verdict = apiKey === null ? { state: 'error' as const, error_message: UNREADABLE } : await checkKey(key.provider, apiKey);
     Object.assign(key, verdict);
     await this.em.flush();
     return this.get(actor, environmentId, id);
@@ -101,13 +102,13 @@ export class ProviderKeyService {
   /** One of the environment's keys, opened, for a call to its provider. */
   async usableKey(actor: Actor, environmentId: number, id: string): Promise<{ key: ProviderKey; apiKey: string }> {
     const key = await this.find(actor, environmentId, id);
-    return { key, apiKey: secretBox().open(key.api_key_sealed) };
+    return { key, apiKey: requireReadable(key) };
   }
 
   /** The environment's active key for a provider, opened, if it has one. */
   async activeKey(environmentId: number, provider: Provider): Promise<{ key: ProviderKey; apiKey: string } | null> {
     const active = await this.em.findOne(ActiveProviderKey, { environment_id: environmentId, provider }, { populate: ['key'] });
-    return active ? { key: active.key, apiKey: secretBox().open(active.key.api_key_sealed) } : null;
+    return active ? { key: active.key, apiKey: requireReadable(active.key) } : null;
   }
 
   async markUsed(keyId: string): Promise<void> {
@@ -142,6 +143,24 @@ export class ProviderKeyService {
       last_used_at: key.last_used_at,
     }));
   }
+}
+
+const UNREADABLE = "The stored key cannot be decrypted with this server's SECRET_KEY; enter the key again.";
+
+/** The key in clear, or null when it was sealed under another SECRET_KEY (or the row was tampered with). */
+function openKey(key: ProviderKey): string | null {
+  try {
+    return secretBox().open(key.api_key_sealed);
+  } catch {
+    return null;
+  }
+}
+
+/** The key in clear for a call, or a 400 that says why it cannot be used. */
+function requireReadable(key: ProviderKey): string {
+  const apiKey = openKey(key);
+  if (apiKey === null) throw new ValidationError(`${key.name}: ${UNREADABLE}`, 'api_key', 'key_unreadable');
+  return apiKey;
 }
 
 function sealed(apiKey: string): Pick<ProviderKey, 'api_key_sealed' | 'api_key_masked'> {
