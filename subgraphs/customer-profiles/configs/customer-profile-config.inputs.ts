@@ -1,19 +1,12 @@
-import { ArgsType, Field, ID, Int } from 'type-graphql';
-import { PageArgs } from '../../shared/pagination.js';
+import { ArgsType, Field, ID } from 'type-graphql';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
+
+export { EnvironmentArgs };
 import { JSONScalar } from '../../shared/scalars.js';
 import { CustomerProfileScope } from './customer-profile-config.entity.js';
 
 @ArgsType()
-export class EnvironmentArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-}
-
-@ArgsType()
-export class ListCustomerProfileConfigsArgs extends PageArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-}
+export class ListCustomerProfileConfigsArgs extends EnvironmentPageArgs {}
 
 @ArgsType()
 export class CustomerProfileConfigArgs extends EnvironmentArgs {

@@ -1,17 +1,10 @@
-import { ArgsType, Field, ID, Int } from 'type-graphql';
-import { PageArgs } from '../../shared/pagination.js';
+import { ArgsType, Field, ID } from 'type-graphql';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
+
+export { EnvironmentArgs };
 
 @ArgsType()
-export class EnvironmentArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-}
-
-@ArgsType()
-export class ListProviderKeysArgs extends PageArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-}
+export class ListProviderKeysArgs extends EnvironmentPageArgs {}
 
 @ArgsType()
 export class ProviderKeyArgs extends EnvironmentArgs {

@@ -1,11 +1,9 @@
 import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
+import { EnvironmentArgs } from '../../shared/environment.args.js';
 import { JSONScalar } from '../../shared/scalars.js';
 
 @ArgsType()
-export class SummarizeArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-
+export class SummarizeArgs extends EnvironmentArgs {
   @Field({ nullable: true, description: '`trace` or `event` (required).' })
   summarize_type?: string;
 
@@ -23,10 +21,7 @@ export class SummarizeArgs {
 }
 
 @ArgsType()
-export class BatchCheckArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-
+export class BatchCheckArgs extends EnvironmentArgs {
   @Field(() => [String], { nullable: true, description: 'Trace ids (at most 100).' })
   trace_ids?: string[];
 

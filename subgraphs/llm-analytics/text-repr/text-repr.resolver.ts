@@ -1,13 +1,11 @@
 import { Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import type { SubgraphContext } from '../../shared/context.js';
+import { EnvironmentArgs } from '../../shared/environment.args.js';
 import { JSONScalar } from '../../shared/scalars.js';
 import { textRepr } from './text-repr.service.js';
 
 @ArgsType()
-export class TextReprArgs {
-  @Field(() => Int, { description: 'The environment (project) id.' })
-  project_id!: number;
-
+export class TextReprArgs extends EnvironmentArgs {
   @Field({ nullable: true, description: '`$ai_generation`, `$ai_span`, `$ai_embedding` or `$ai_trace` (required).' })
   event_type?: string;
 
