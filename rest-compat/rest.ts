@@ -83,7 +83,7 @@ export function createRest(options: RestOptions): RestLayer {
       context: ({ request }) => ({
         authorization: request.headers.get('authorization'),
         publicUrl: new URL(request.headers.get(PUBLIC_URL_HEADER)!),
-        nullFields: (request.headers.get(NULL_FIELDS_HEADER) ?? '').split(',').filter(Boolean),
+        nullFields: (request.headers.get(NULL_FIELDS_HEADER) ?? '').split(',').filter(Boolean).map(decodeURIComponent),
       }),
       execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: RestContext }) => {
         let query = printed.get(args.document);
@@ -139,7 +139,8 @@ export function createRest(options: RestOptions): RestLayer {
             'content-type': 'application/json',
             authorization: request.headers.get('authorization') ?? '',
             [PUBLIC_URL_HEADER]: request.url,
-            [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).join(',') : '',
+            // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
+            [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
           },
           // The text as it came: megabytes of trace are not serialised again for SOFA to parse.
           body: read === undefined ? undefined : read.text,

@@ -55,8 +55,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       writeServerError(response);
     });
   });
-  // A graphql-ws message is a GraphQL request body too: the same limit holds.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxLargeBodyBytes });
+  // A graphql-ws message is a request body too, sent before the key is checked: the ordinary limit holds.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
   const wsServer = useServer(
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
@@ -145,19 +145,29 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   }
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
-  const limit = bodyLimit(options, request, path);
+  const limit = await bodyLimit(options, request, path);
   const body = await readBody(request, limit);
   if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
   await writeResponse(await handler(toRequest(request, body)), response);
 }
 
 /**
- * GraphQL operations and the REST paths that take whole traces carry megabytes; every other REST
- * body is small, and is bounded so.
+ * The REST paths that take whole traces, and GraphQL requests of a known key (any operation may
+ * be text_repr), may carry megabytes; every other body is small, and is bounded so. The key is
+ * checked before the body is read (the lookup is cached), so nobody unknown sends megabytes.
  */
-function bodyLimit(options: ListenerOptions, request: IncomingMessage, path: string): number {
-  const large = path === '/graphql' || (options.takesLargeBody?.(request.method ?? 'GET', request.url ?? '/') ?? false);
+async function bodyLimit(options: ListenerOptions, request: IncomingMessage, path: string): Promise<number> {
+  const mayBeLarge = path === '/graphql' || (options.takesLargeBody?.(request.method ?? 'GET', request.url ?? '/') ?? false);
+  const large = mayBeLarge && (await knownKey(options, request.headers.authorization));
   return large ? Math.max(options.maxLargeBodyBytes, options.maxBodyBytes) : options.maxBodyBytes;
+}
+
+function knownKey(options: ListenerOptions, authorization: string | undefined): Promise<boolean> {
+  if (!authorization) return Promise.resolve(false);
+  return options.authenticator.actorFor(authorization).then(
+    (actor) => actor.kind === 'personal_api_key',
+    () => false,
+  );
 }
 
 function handlerFor(options: ListenerOptions, path: string): FetchHandler | undefined {

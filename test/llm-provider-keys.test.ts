@@ -55,6 +55,7 @@ describe('provider keys', () => {
     ['a provider that is down', 'anthropic', 'sk-ant-broken-12345678', 'Could not connect to Anthropic'],
     ['a provider that is too slow', 'gemini', 'AIza-slow-1234567890', 'Could not connect to Gemini'],
     ['a Gemini key it calls invalid', 'google', 'AIza-invalid-12345678', 'Invalid API key'],
+    ['a provider answering an HTML page', 'openai', 'sk-garbage-1234567890', 'Validation failed, please try again'],
   ])('refuses %s with 400 on api_key and stores nothing', async (_case, provider, apiKey, detail) => {
     const owner = await tenant('llm-refuse');
     const refused = await create(owner, { provider, name: 'Bad', api_key: apiKey });
@@ -108,6 +109,25 @@ describe('provider keys', () => {
     expect((await api(stack.url, 'GET', `${keysPath(owner)}${second.body.id}/`, { key: owner.personal_api_key })).body.set_as_active).toBe(false);
     const off = await api(stack.url, 'PATCH', `${keysPath(owner)}${other.body.id}/`, { key: owner.personal_api_key, body: { set_as_active: false } });
     expect(off.body.set_as_active).toBe(false);
+  });
+
+  it('activates only a key whose last check passed', async () => {
+    const owner = await tenant('llm-activate-bad');
+    const created = await create(owner, { provider: 'openai', name: 'k', api_key: 'sk-valid-to-go-bad' });
+    await sql(inject('databaseUrl'), `update llm_analytics.provider_keys set state = 'invalid' where id = $1`, [created.body.id]);
+    const refused = await api(stack.url, 'PATCH', `${keysPath(owner)}${created.body.id}/`, { key: owner.personal_api_key, body: { set_as_active: true } });
+    expect(refused.body).toMatchObject({ attr: 'set_as_active', code: 'key_not_ok' });
+  });
+
+  it('refuses keys that are not printable ASCII, without calling the provider', async () => {
+    const owner = await tenant('llm-ascii');
+    const before = llm.requests.length;
+    for (const apiKey of ['sk-valid-ключ-123', 'sk-valid-\u0001-123']) {
+      expect((await create(owner, { provider: 'openai', name: 'x', api_key: apiKey })).body).toMatchObject({ attr: 'api_key', code: 'invalid' });
+      const checked = await api(stack.url, 'POST', `/api/environments/${owner.environment_id}/llm_analytics/provider_key_validations/`, { key: owner.personal_api_key, body: { api_key: apiKey } });
+      expect(checked.status).toBe(400);
+    }
+    expect(llm.requests.length).toBe(before);
   });
 
   it('renames, replaces a key only after a check, refuses a change of provider, and deletes', async () => {

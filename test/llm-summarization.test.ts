@@ -143,6 +143,23 @@ describe('summarization', () => {
     expect(timedOut.body.detail).toMatch(/^Anthropic \(claude-haiku-4-5\) did not answer within 1 s/);
   });
 
+  it("answers 400 with the provider's words when it refuses the request itself (an unknown model)", async () => {
+    const owner = await tenant('sum-rejected');
+    await activeKey(owner, 'openai', 'sk-valid-rejected-12');
+    const refused = await summarize(owner, { summarize_type: 'trace', data: trace('t-rej'), model: 'gpt-does-not-exist' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ attr: 'model', code: 'model_rejected' });
+    expect(refused.body.detail).toBe('OpenAI did not accept the request for gpt-does-not-exist: The model `gpt-does-not-exist` does not exist or you do not have access to it.');
+  });
+
+  it('refuses ids and model names that are too long or malformed', async () => {
+    const owner = await tenant('sum-long');
+    await activeKey(owner, 'openai', 'sk-valid-long-ids-12');
+    expect((await summarize(owner, { summarize_type: 'trace', data: trace('x'.repeat(201)) })).body).toMatchObject({ attr: 'data', code: 'max_length' });
+    expect((await summarize(owner, { summarize_type: 'trace', data: trace('ok'), model: `gpt-${'x'.repeat(300)}` })).body).toMatchObject({ attr: 'model' });
+    expect((await summarize(owner, { summarize_type: 'trace', data: trace('ok'), model: 'gpt 4o; drop' })).body).toMatchObject({ attr: 'model' });
+  });
+
   it.each([
     [{ data: trace('x') }, 'summarize_type', 'This field is required.'],
     [{ summarize_type: 'session', data: trace('x') }, 'summarize_type', '"session" is not a valid choice.'],
@@ -191,8 +208,20 @@ describe('summarization isolation and scopes', () => {
       const foreign = await api(stack.url, 'POST', `${base(owner)}/${path}`, { key: stranger.personal_api_key, body: { summarize_type: 'trace', data: trace('iso-1'), trace_ids: ['iso-1'] } });
       expect(foreign.status).toBe(403);
     }
-    // The stranger's own environment has no summary of it, and no key to make one.
+    // The stranger's own environment has no summary of it (and no model to have made one).
     const theirs = await api(stack.url, 'POST', `${base(stranger)}/summarization/batch_check/`, { key: stranger.personal_api_key, body: { trace_ids: ['iso-1'] } });
-    expect(theirs.body).toMatchObject({ code: 'no_model_configured' });
+    expect(theirs.body).toEqual({ summaries: [] });
+  });
+
+  it("keeps one environment's ids apart, even with ':' in ids and model names", async () => {
+    const owner = await tenant('sum-colon');
+    await activeKey(owner, 'openrouter', 'sk-or-valid-colon-12');
+    const calls = () => llm.requests.filter((request) => request.key === 'sk-or-valid-colon-12' && request.path.endsWith('/chat/completions')).length;
+    // Unescaped, both would be cached under …:T:minimal:openai/gpt-4o:minimal:openai/gpt-4.1-mini.
+    const one = await summarize(owner, { summarize_type: 'trace', data: trace('T'), model: 'openai/gpt-4o:minimal:openai/gpt-4.1-mini' });
+    const other = await summarize(owner, { summarize_type: 'trace', data: trace('T:minimal:openai/gpt-4o'), model: 'openai/gpt-4.1-mini' });
+    expect([one.status, other.status]).toEqual([200, 200]);
+    expect(calls()).toBe(2);
+    expect(other.body.metadata.model).toBe('openai/gpt-4.1-mini');
   });
 });

@@ -47,7 +47,7 @@ const schema = z.object({
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */
-  MAX_LARGE_BODY_BYTES: z.coerce.number().int().positive().default(16 * 1_048_576),
+  MAX_LARGE_BODY_BYTES: z.coerce.number().int().positive().max(60 * 1_048_576).default(16 * 1_048_576),
   /**
    * Set, the router does not start subgraphs itself but routes to running ones: `name=url` pairs
    * separated by commas, and supergraph.yaml's routing_url for any subgraph not named (`*` alone

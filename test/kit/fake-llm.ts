@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
  * Local stand-ins for the four language-model providers, speaking their real wire protocols
  * (OpenAI chat completions with streaming, Anthropic messages, Gemini generateContent, OpenRouter),
  * so that the real AI SDK clients run in tests. What a key contains decides the answer:
- * `invalid` → authentication failure, `ratelimited` → 429, `servererror` → 500, `slow` → an answer
- * after `slowMs`, `broken` → the connection is cut; any other key works.
+ * `invalid` → authentication failure, `ratelimited` → 429, `servererror` → 500, `garbage` → an HTML
+ * page with status 200, `slow` → an answer after `slowMs`, `broken` → the connection is cut; any
+ * other key works. The chat model `gpt-does-not-exist` is a 404, as OpenAI answers an unknown model.
  */
 export interface FakeLlm {
   /** The `*_BASE_URL` settings that point the platform here. */
@@ -50,7 +51,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, reques
   const url = new URL(request.url ?? '/', 'http://fake');
   const [, provider = '', ...rest] = url.pathname.split('/');
   const path = `/${rest.join('/')}`;
-  const key = keyOf(provider, request, url);
+  const key = keyOf(provider, request);
   const raw = await new Promise<string>((resolve) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -65,6 +66,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, reques
   if (key.includes('invalid') || !key) return fail(response, provider, provider === 'gemini' ? 400 : 401);
   if (key.includes('ratelimited')) return fail(response, provider, 429);
   if (key.includes('servererror')) return fail(response, provider, 500);
+  if (key.includes('garbage')) return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome to our proxy</body></html>');
+  if (body?.model === 'gpt-does-not-exist') {
+    return json(response, 404, { error: { message: 'The model `gpt-does-not-exist` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' } });
+  }
 
   const models = MODELS[provider as keyof typeof MODELS] ?? [];
   if (request.method === 'GET' && path.match(/\/models$/)) {
@@ -94,9 +99,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, reques
   return json(response, 404, { error: { message: `no route ${request.method} ${path}` } });
 }
 
-function keyOf(provider: string, request: IncomingMessage, url: URL): string {
+function keyOf(provider: string, request: IncomingMessage): string {
   if (provider === 'anthropic') return String(request.headers['x-api-key'] ?? '');
-  if (provider === 'gemini') return String(request.headers['x-goog-api-key'] ?? url.searchParams.get('key') ?? '');
+  // The header only: a key in the query string would end up in logged URLs, so the stand-in refuses it.
+  if (provider === 'gemini') return String(request.headers['x-goog-api-key'] ?? '');
   return String(request.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
 }
 

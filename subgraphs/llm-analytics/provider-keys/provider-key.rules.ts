@@ -22,7 +22,8 @@ export function validName(name: string): string {
 export function validApiKey(provider: Provider, apiKey: string | null | undefined, required = 'API key is required when creating a new provider key.'): string {
   const key = apiKey?.trim();
   if (!key) throw new ValidationError(required, 'api_key', 'required');
-  if (key.length > MAX_KEY_LENGTH || /\s/.test(key)) throw new ValidationError('This API key is not in a valid format.', 'api_key', 'invalid');
+  // Printable ASCII only: it goes into an HTTP header, where anything else cannot travel.
+  if (key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) throw new ValidationError('This API key is not in a valid format.', 'api_key', 'invalid');
   const pattern = PROVIDER_PROFILES[provider].keyPattern;
   if (pattern && !key.startsWith(pattern.prefix)) {
     throw new ValidationError(`Invalid ${PROVIDER_PROFILES[provider].label} API key format: it should start with ${pattern.prefix}`, 'api_key', 'invalid');

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { ForeignKeyConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { maskSecret } from '../../shared/crypto.js';
@@ -69,7 +69,12 @@ export class ProviderKeyService {
     await this.em.transactional(async (em) => {
       if (name) key.name = name;
       if (apiKey) Object.assign(key, sealed(apiKey), { state: 'ok', error_message: null });
-      if (args.set_as_active === true) await activate(em, key);
+      if (args.set_as_active === true) {
+        if (key.state !== 'ok') {
+          throw new ValidationError('Only a key whose last check passed can be active: validate it first.', 'set_as_active', 'key_not_ok');
+        }
+        await activate(em, key);
+      }
       if (args.set_as_active === false) await em.nativeDelete(ActiveProviderKey, { key: key.id });
     });
     return this.get(actor, key.environment_id, key.id);
@@ -94,9 +99,7 @@ export class ProviderKeyService {
   async check(actor: Actor, args: ValidateKeyArgs): Promise<KeyVerdict> {
     await this.environment(actor, args.project_id);
     const provider = validProvider(args.provider ?? 'openai');
-    const apiKey = args.api_key?.trim();
-    if (!apiKey) throw new ValidationError('API key is required.', 'api_key', 'required');
-    return checkKey(provider, apiKey);
+    return checkKey(provider, validApiKey(provider, args.api_key, 'API key is required.'));
   }
 
   /** One of the environment's keys, opened, for a call to its provider. */
@@ -109,6 +112,11 @@ export class ProviderKeyService {
   async activeKey(environmentId: number, provider: Provider): Promise<{ key: ProviderKey; apiKey: string } | null> {
     const active = await this.em.findOne(ActiveProviderKey, { environment_id: environmentId, provider }, { populate: ['key'] });
     return active ? { key: active.key, apiKey: requireReadable(active.key) } : null;
+  }
+
+  /** The providers the environment has an active key for (the keys stay sealed). */
+  async activeProviders(environmentId: number): Promise<Provider[]> {
+    return (await this.em.find(ActiveProviderKey, { environment_id: environmentId }, { fields: ['provider'] })).map((row) => row.provider);
   }
 
   async markUsed(keyId: string): Promise<void> {
@@ -173,12 +181,17 @@ async function requireWorkingKey(provider: Provider, apiKey: string): Promise<vo
   if (verdict.state !== 'ok') throw new ValidationError(verdict.error_message ?? 'Invalid API key', 'api_key', verdict.state === 'invalid' ? 'invalid_api_key' : 'provider_unavailable');
 }
 
-/** Makes the key the active one of its environment for its provider (replacing any other). */
+/** Makes the key the active one of its environment for its provider (replacing any other); 404 if it was deleted meanwhile. */
 async function activate(em: EntityManager, key: ProviderKey): Promise<void> {
-  await em.flush();
-  await em.upsert(
-    ActiveProviderKey,
-    { environment_id: key.environment_id, provider: key.provider, key: key.id, updated_at: new Date() },
-    { onConflictFields: ['environment_id', 'provider'], onConflictAction: 'merge', onConflictMergeFields: ['key', 'updated_at'] },
-  );
+  try {
+    await em.flush();
+    await em.upsert(
+      ActiveProviderKey,
+      { environment_id: key.environment_id, provider: key.provider, key: key.id, updated_at: new Date() },
+      { onConflictFields: ['environment_id', 'provider'], onConflictAction: 'merge', onConflictMergeFields: ['key', 'updated_at'] },
+    );
+  } catch (error) {
+    if (error instanceof ForeignKeyConstraintViolationException) throw new NotFoundError();
+    throw error;
+  }
 }

@@ -41,7 +41,8 @@ export async function listModels(provider: Provider, apiKey: string, signal = Ab
   const request = listRequest(provider, base, apiKey);
   let response: Response;
   try {
-    response = await fetch(request.url, { headers: request.headers, signal });
+    // No redirects: a key sent in x-api-key or x-goog-api-key would follow one to another origin.
+    response = await fetch(request.url, { headers: request.headers, signal, redirect: 'error' });
   } catch (error) {
     throw new APICallError({ message: `Could not reach ${request.url}`, url: request.url, requestBodyValues: {}, cause: error, isRetryable: true });
   }
@@ -49,17 +50,17 @@ export async function listModels(provider: Provider, apiKey: string, signal = Ab
   if (!response.ok) {
     throw new APICallError({ message: `HTTP ${response.status}`, url: request.url, requestBodyValues: {}, statusCode: response.status, responseBody: body.slice(0, 2000) });
   }
-  return request.ids(parseJson(body, request.url));
+  return request.ids(parseJson(body, request.url), request.url);
 }
 
 interface ListRequest {
   url: string;
   headers: Record<string, string>;
-  ids(body: unknown): string[];
+  ids(body: unknown, url: string): string[];
 }
 
 function listRequest(provider: Provider, base: string, apiKey: string): ListRequest {
-  const dataIds = (body: unknown) => arrayOf(body, 'data').map((model) => String((model as { id?: unknown }).id ?? '')).filter(Boolean);
+  const dataIds = (body: unknown, url: string) => stringsOf(arrayOf(body, 'data', url), 'id');
   switch (provider) {
     case 'openai':
       return { url: `${base}/models`, headers: { authorization: `Bearer ${apiKey}` }, ids: dataIds };
@@ -69,11 +70,11 @@ function listRequest(provider: Provider, base: string, apiKey: string): ListRequ
       return {
         url: `${base}/models?pageSize=1000`,
         headers: { 'x-goog-api-key': apiKey },
-        ids: (body) => arrayOf(body, 'models').map((model) => String((model as { name?: unknown }).name ?? '').replace(/^models\//, '')).filter(Boolean),
+        ids: (body, url) => stringsOf(arrayOf(body, 'models', url), 'name').map((name) => name.replace(/^models\//, '')),
       };
     case 'openrouter':
       // The model list is public; the key endpoint is what proves a key.
-      return { url: `${base}/key`, headers: { authorization: `Bearer ${apiKey}` }, ids: () => [] };
+      return { url: `${base}/key`, headers: { authorization: `Bearer ${apiKey}` }, ids: (body, url) => (objectOf(body, 'data', url), []) };
   }
 }
 
@@ -82,13 +83,13 @@ export async function listOpenRouterModels(signal = AbortSignal.timeout(checkTim
   const url = `${PROVIDER_PROFILES.openrouter.baseUrl().replace(/\/+$/, '')}/models`;
   let response: Response;
   try {
-    response = await fetch(url, { signal });
+    response = await fetch(url, { signal, redirect: 'error' });
   } catch (error) {
     throw new APICallError({ message: `Could not reach ${url}`, url, requestBodyValues: {}, cause: error, isRetryable: true });
   }
   const body = await response.text();
   if (!response.ok) throw new APICallError({ message: `HTTP ${response.status}`, url, requestBodyValues: {}, statusCode: response.status, responseBody: body.slice(0, 2000) });
-  return arrayOf(parseJson(body, url), 'data').map((model) => String((model as { id?: unknown }).id ?? '')).filter(Boolean);
+  return stringsOf(arrayOf(parseJson(body, url), 'data', url), 'id');
 }
 
 function parseJson(body: string, url: string): unknown {
@@ -99,7 +100,27 @@ function parseJson(body: string, url: string): unknown {
   }
 }
 
-function arrayOf(body: unknown, field: string): unknown[] {
+/** The array under `field` of an answer; an answer without one is not what the provider's API gives, so a failure. */
+function arrayOf(body: unknown, field: string, url: string): unknown[] {
   const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[field] : undefined;
-  return Array.isArray(value) ? value.filter((item) => item && typeof item === 'object') : [];
+  if (!Array.isArray(value)) throw unexpected(url);
+  return value;
+}
+
+function objectOf(body: unknown, field: string, url: string): Record<string, unknown> {
+  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[field] : undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw unexpected(url);
+  return value as Record<string, unknown>;
+}
+
+/** The string `field` of each object in a list (others are left out). */
+function stringsOf(items: unknown[], field: string): string[] {
+  return items.flatMap((item) => {
+    const value = item && typeof item === 'object' ? (item as Record<string, unknown>)[field] : undefined;
+    return typeof value === 'string' && value ? [value] : [];
+  });
+}
+
+function unexpected(url: string): APICallError {
+  return new APICallError({ message: 'The provider answered in an unexpected shape.', url, requestBodyValues: {}, statusCode: 200 });
 }

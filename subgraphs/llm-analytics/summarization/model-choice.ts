@@ -19,10 +19,7 @@ export interface ModelChoice {
 export async function chooseModel(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<ModelChoice> {
   const keys = new ProviderKeyService(em);
   if (requested) {
-    const provider = providerOfModel(requested);
-    if (!provider) {
-      throw new ValidationError(`Unknown model "${requested}": use an OpenAI, Anthropic or Gemini model id, or vendor/model for OpenRouter.`, 'model', 'invalid');
-    }
+    const provider = requestedProvider(requested);
     const choice = await keyFor(keys, environmentId, provider, requested);
     if (!choice) throw noModel(`no active ${PROVIDER_PROFILES[provider].label} key in this environment and no server-level one`);
     return choice;
@@ -47,4 +44,25 @@ async function keyFor(keys: ProviderKeyService, environmentId: number, provider:
 
 function noModel(why: string): ValidationError {
   return new ValidationError(`No language model is configured for summaries: ${why}. Add a provider key with set_as_active.`, null, 'no_model_configured');
+}
+
+/** A model id as a caller may name one: the provider it belongs to, or a 400 on `model`. */
+function requestedProvider(model: string): Provider {
+  if (model.length > 200 || !/^[\w.:/@-]+$/.test(model)) throw new ValidationError('A model id is at most 200 letters, digits and . _ : / @ -.', 'model', 'invalid');
+  const provider = providerOfModel(model);
+  if (!provider) {
+    throw new ValidationError(`Unknown model "${model}": use an OpenAI, Anthropic or Gemini model id, or vendor/model for OpenRouter.`, 'model', 'invalid');
+  }
+  return provider;
+}
+
+/** The model a summary would run on, by the same rule as chooseModel but without opening any key; null when none is configured. */
+export async function modelName(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<string | null> {
+  if (requested) {
+    requestedProvider(requested);
+    return requested;
+  }
+  const active = new Set(await new ProviderKeyService(em).activeProviders(environmentId));
+  const provider = PROVIDERS.find((candidate) => active.has(candidate)) ?? PROVIDERS.find((candidate) => PROVIDER_PROFILES[candidate].serverKey());
+  return provider ? PROVIDER_PROFILES[provider].defaultModel : null;
 }

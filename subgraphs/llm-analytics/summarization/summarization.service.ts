@@ -8,10 +8,10 @@ import { projectsFacade } from '../../projects/facade.js';
 import { ProviderKeyService } from '../provider-keys/provider-key.service.js';
 import { languageModel, modelTimeoutMs } from '../providers/provider.api.js';
 import { PROVIDER_PROFILES } from '../providers/provider.catalog.js';
-import { failureKind } from '../providers/provider.errors.js';
+import { failureKind, loggableFailure, providerMessage } from '../providers/provider.errors.js';
 import { renderTextRepr, TextReprInputError } from '../text-repr/text-repr.js';
 import { fixLineReferences, summaryTitle } from './line-references.js';
-import { chooseModel, type ModelChoice } from './model-choice.js';
+import { chooseModel, modelName, type ModelChoice } from './model-choice.js';
 import { systemPrompt, userPrompt, type SummaryMode } from './summarization.prompts.js';
 import type { BatchCheckArgs, BatchCheckResult, SummarizationResult, SummarizeArgs } from './summarization.types.js';
 import { SummaryCache } from './summary.cache.js';
@@ -52,7 +52,9 @@ export class SummarizationService {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
     const ids = traceIds(args.trace_ids);
     const mode = summaryMode(args.mode);
-    const { model } = await chooseModel(this.em, environment.id, args.model);
+    // Only the model's name is needed: no key is opened, and with none configured nothing is cached.
+    const model = await modelName(this.em, environment.id, args.model);
+    if (!model) return { summaries: [] };
     const keys = ids.map((id) => cacheKey(environment.id, 'trace', id, mode, model));
     const cached = await new SummaryCache(this.em, this.pubsub, this.log).getMany(keys);
     return { summaries: ids.flatMap((trace_id, index) => (cached[index] ? [{ trace_id, title: cached[index]!.title, cached: true }] : [])) };
@@ -76,8 +78,13 @@ export class SummarizationService {
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       const kindOfFailure = failureKind(error, choice.provider);
-      this.log.warn({ err: error, provider: choice.provider, model: choice.model, failure: kindOfFailure }, 'summary model call failed');
+      this.log.warn({ failure: kindOfFailure, provider: choice.provider, model: choice.model, error: loggableFailure(error) }, 'summary model call failed');
       if (kindOfFailure === 'timeout') throw new UpstreamError(504, `${label} (${choice.model}) did not answer within ${modelTimeoutMs() / 1000} s.`);
+      if (kindOfFailure === 'rejected') {
+        // The provider refused the request itself: an unknown model, a trace too long for it.
+        const why = providerMessage(error) ?? 'it refused the request';
+        throw new ValidationError(`${label} did not accept the request for ${choice.model}: ${why}`, 'model', 'model_rejected');
+      }
       const why = { auth: 'rejected the API key', rate_limit: 'is rate limiting this key', network: 'could not be reached', other: 'failed' }[kindOfFailure];
       throw new UpstreamError(502, `${label} (${choice.model}) ${why}; no summary was written.`);
     }
@@ -107,11 +114,13 @@ function summaryTarget(kind: 'trace' | 'event', data: unknown): { id: string; re
     if (!given.trace || !Array.isArray(given.hierarchy)) throw new ValidationError("Trace summarization requires 'trace' and 'hierarchy' fields", null);
     const id = traceIdOf(given.trace);
     if (!id) throw new ValidationError("Trace must have either '$ai_trace_id' or 'id'", null);
+    requireIdLength(id);
     return { id, render: () => textOf('$ai_trace', { trace: given.trace, hierarchy: given.hierarchy }) };
   }
   if (!given.event || typeof given.event !== 'object') throw new ValidationError("Event summarization requires 'event' field", null);
   const id = idOf(given.event);
   if (!id) throw new ValidationError("Event must have an 'id' field", null);
+  requireIdLength(id);
   const event = given.event as Record<string, unknown>;
   const type = typeof event.event === 'string' && event.event !== '$ai_trace' ? event.event : '$ai_generation';
   return { id, render: () => textOf(type, event) };
@@ -138,10 +147,17 @@ function idOf(value: unknown): string | null {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
 }
 
+/** Ids are looked up again by batch_check, which takes ids of at most MAX_ID_LENGTH. */
+const MAX_ID_LENGTH = 200;
+
+function requireIdLength(id: string): void {
+  if (id.length > MAX_ID_LENGTH) throw new ValidationError(`An id may have at most ${MAX_ID_LENGTH} characters.`, 'data', 'max_length');
+}
+
 function traceIds(value: string[] | null | undefined): string[] {
   if (value == null) throw new ValidationError('This field is required.', 'trace_ids', 'required');
   if (value.length > MAX_BATCH) throw new ValidationError(`Ensure this field has no more than ${MAX_BATCH} elements.`, 'trace_ids', 'max_length');
-  if (value.some((id) => !id || id.length > 200)) throw new ValidationError('Each trace id must be 1 to 200 characters.', 'trace_ids', 'invalid');
+  if (value.some((id) => !id || id.length > MAX_ID_LENGTH)) throw new ValidationError(`Each trace id must be 1 to ${MAX_ID_LENGTH} characters.`, 'trace_ids', 'invalid');
   return [...new Set(value)];
 }
 
@@ -151,7 +167,7 @@ function lineCount(text: string): number {
   return count;
 }
 
-/** PostHog's key shape: environment, type, id, mode and model. */
+/** PostHog's key shape: environment, type, id, mode and model, each escaped so that a `:` in an id or model cannot collide. */
 function cacheKey(environmentId: number, kind: string, id: string, mode: string, model: string): string {
-  return `llm_summary:${environmentId}:${kind}:${id}:${mode}:${model}`;
+  return `llm_summary:${environmentId}:${[kind, id, mode, model].map(encodeURIComponent).join(':')}`;
 }
