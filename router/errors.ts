@@ -19,12 +19,25 @@ export function toContractError(error: unknown): GraphQLFormattedError {
   };
 }
 
-/** Gives every error of an HTTP result the contract's extensions (graphql-ws results: see the listener). */
+/**
+ * Gives every error of an HTTP result the contract's extensions (graphql-ws results: see the
+ * listener). A result without data answers the HTTP status of its first error, as REST does: a
+ * refused or invalid operation is a 4xx, not the 500 a data-less result would get by default.
+ */
 export function useContractErrors(): GatewayPlugin {
+  const statuses = new WeakMap<Request, number>();
   return {
-    onResultProcess({ result, setResult }) {
+    onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
-      setResult({ ...result, errors: result.errors.map(toContractError) as never });
+      const errors = result.errors.map(toContractError);
+      const status = Number(errors[0]?.extensions?.status);
+      if ((!('data' in result) || result.data == null) && status >= 400 && status < 500) statuses.set(request, status);
+      setResult({ ...result, errors: errors as never });
+    },
+    onResponse({ request, response, setResponse }) {
+      const status = statuses.get(request);
+      if (status === undefined || response.status === status) return;
+      setResponse(new Response(response.body, { status, headers: response.headers }));
     },
   };
 }

@@ -32,6 +32,15 @@ describe('router limits', () => {
     expect(result.errors?.[0]?.extensions?.code).toBe('query_too_long');
   });
 
+  it('answers an operation refused without data with the status of its error, as REST does (not 500)', async () => {
+    const invalid = await gql(stack.graphqlUrl, 'mutation { update_user(uuid: "@me", theme_mode: "neon") { id } }', {}, tenant.personal_api_key);
+    expect(invalid.status).toBe(400);
+    expect(invalid.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_choice', status: 400, attr: 'theme_mode' });
+    expect(invalid.errors?.[0]?.extensions).not.toHaveProperty('http');
+    const missing = await gql(stack.graphqlUrl, '{ user(uuid: "00000000-0000-4000-8000-000000000000") { id } }', {}, tenant.personal_api_key);
+    expect(missing.status).toBe(404);
+  });
+
   it('answers 413 with the contract body for a request body over the limit', async () => {
     const response = await fetch(stack.graphqlUrl, {
       method: 'POST',
