@@ -27,7 +27,7 @@ export interface ListenerOptions {
   ingest?: FetchHandler;
   healthy: () => Promise<boolean>;
   maxBodyBytes: number;
-  /** For `/graphql` (HTTP and websocket) and the REST routes `takesLargeBody` names. */
+  /** For `/graphql` over HTTP and the REST routes `takesLargeBody` names, when the key is known. */
   maxLargeBodyBytes: number;
   /** Whether a REST request may have a large body. */
   takesLargeBody?: (method: string, url: string) => boolean;
