@@ -12,6 +12,7 @@ import {
 } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
+import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
 import { shapeOpenApi } from './openapi.js';
@@ -131,7 +132,18 @@ export function createRest(options: RestOptions): RestLayer {
       }
       const read = await readBody(request, match.route.method);
       if (read instanceof Response) return read;
-      const body = read?.parsed;
+      let body = read?.parsed;
+      let text = read?.text;
+      if (body) {
+        try {
+          const typed = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
+          // Sent as it came unless a field was read into its type: megabytes are not serialised again.
+          if (typed !== body) [body, text] = [typed, JSON.stringify(typed)];
+        } catch (error) {
+          if (error instanceof ValidationError) return fail(error);
+          throw error;
+        }
+      }
       const response = await sofa.fetch(
         new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query)}`, {
           method: request.method,
@@ -142,8 +154,7 @@ export function createRest(options: RestOptions): RestLayer {
             // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
             [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
           },
-          // The text as it came: megabytes of trace are not serialised again for SOFA to parse.
-          body: read === undefined ? undefined : read.text,
+          body: text,
         }),
       );
       return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;

@@ -1,0 +1,69 @@
+import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isListType, isNonNullType, type GraphQLArgument, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { ValidationError } from '../subgraphs/shared/errors.js';
+
+const TRUE = new Set<unknown>([true, 1, 'true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1', 't', 'T', 'y', 'Y']);
+const FALSE = new Set<unknown>([false, 0, 'false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0', 'f', 'F', 'n', 'N']);
+
+/**
+ * A REST body's scalar fields in the types of the operation's arguments, as Django REST framework
+ * reads them: booleans from `true`/`"yes"`/`1`…, integers from numbers or digit strings, strings
+ * from strings or numbers. Anything else is a 400 on the field, where SOFA would silently turn
+ * `"maybe"` into false. Returns the body to send (the same object when nothing changed).
+ */
+export function typedBody(schema: GraphQLSchema, field: string, body: Record<string, unknown>, pathParams: string[] = []): Record<string, unknown> {
+  const [operation, name] = field.split('.') as ['Query' | 'Mutation', string];
+  const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
+  const args = root?.getFields()[name]?.args ?? [];
+  let typed = body;
+  for (const arg of args) {
+    // Path parameters win over the body (SOFA's rule): a body field of that name is not read.
+    if (pathParams.includes(arg.name) || !(arg.name in body) || body[arg.name] === null || body[arg.name] === undefined) continue;
+    const value = coerce(arg, arg.type, body[arg.name]);
+    if (value !== body[arg.name]) {
+      if (typed === body) typed = { ...body };
+      typed[arg.name] = value;
+    }
+  }
+  return typed;
+}
+
+function coerce(arg: GraphQLArgument, type: GraphQLInputType, value: unknown): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) throw new ValidationError(`Expected a list of items but got type "${typeName(value)}".`, arg.name, 'not_a_list');
+    let changed = false;
+    const items = value.map((item) => {
+      const coerced = item === null ? item : coerce(arg, inner.ofType, item);
+      changed ||= coerced !== item;
+      return coerced;
+    });
+    return changed ? items : value;
+  }
+  const named = getNamedType(inner);
+  if (named === GraphQLBoolean) {
+    if (TRUE.has(value)) return true;
+    if (FALSE.has(value)) return false;
+    throw new ValidationError('Must be a valid boolean.', arg.name, 'invalid');
+  }
+  if (named === GraphQLInt) {
+    const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', arg.name, 'invalid');
+    if (Math.abs(number) > 2_147_483_647) throw new ValidationError('Ensure this value is a 32-bit integer.', arg.name, 'max_value');
+    return number;
+  }
+  if (named === GraphQLFloat) {
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', arg.name, 'invalid');
+    return number;
+  }
+  if (named === GraphQLString || named === GraphQLID) {
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', arg.name, 'invalid');
+    return value;
+  }
+  return value;
+}
+
+function typeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'dict' : typeof value;
+}
