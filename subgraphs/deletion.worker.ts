@@ -1,13 +1,11 @@
 import { projectsFacade } from './projects/facade.js';
 import type { Orm } from './shared/db/orm.js';
 import type { Logger } from './shared/logger.js';
-import type { SubgraphDefinition } from './shared/subgraph/define.js';
+import type { SubgraphDefinition, Worker } from './shared/subgraph/define.js';
+import { startPeriodicWorker } from './shared/subgraph/periodic.worker.js';
 
-export interface DeletionWorker {
-  /** Runs pending deletions now (tests, and the first run at start). */
-  drain(): Promise<void>;
-  stop(): Promise<void>;
-}
+/** `drain` runs pending deletions now (tests, and the first run at start). */
+export type DeletionWorker = Worker;
 
 /**
  * Works through deleted projects: each subgraph with environment data drops it, then the projects
@@ -23,33 +21,12 @@ export function startDeletionWorker(
   const cleanup = async (environmentIds: number[]) => {
     for (const { definition, orm } of cleaners) await definition.deleteEnvironmentData!(orm.em.fork(), environmentIds);
   };
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  /** One pass over the pending jobs; a pass already under way is joined, not doubled. */
-  const pass = () => {
-    running ??= (async () => {
-      while (!stopped && (await projectsFacade.runNextDeletion(projectsOrm.em.fork(), cleanup))) log.info('project deletion job done');
-    })()
-      .catch((error: unknown) => log.error({ err: error }, 'project deletion job failed'))
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-  // A pass that started before the caller's job was committed may miss it: wait, then pass again.
-  const drain = async () => {
-    await running;
-    await pass();
-  };
-  const timer = setInterval(() => void pass(), intervalMs);
-  timer.unref();
-  void pass();
-  return {
-    drain,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+  return startPeriodicWorker({
+    run: async (stopped) => {
+      while (!stopped() && (await projectsFacade.runNextDeletion(projectsOrm.em.fork(), cleanup))) log.info('project deletion job done');
     },
-  };
+    everyMs: intervalMs,
+    log,
+    failure: 'project deletion job failed',
+  });
 }

@@ -3,6 +3,7 @@ import type { Orm } from '../../shared/db/orm.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import type { Worker } from '../../shared/subgraph/define.js';
+import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { MAIL_QUEUED_TOPIC } from './mail.outbox.js';
 
 export interface MailWorkerOptions {
@@ -41,52 +42,17 @@ const LEASE = '5 minutes';
 export function startMailWorker(options: MailWorkerOptions): Worker {
   const { orm, pubsub, log } = options;
   const transport = options.smtpUrl ? smtpTransport(options.smtpUrl) : undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  const isStopped = () => stopped;
-
-  const pass = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        while (!stopped && (await deliverBatch(orm, transport, options.from, log, isStopped)) === BATCH);
-      } while (again && !stopped);
+  return startPeriodicWorker({
+    run: async (stopped) => {
+      while (!stopped() && (await deliverBatch(orm, transport, options.from, log, stopped)) === BATCH);
       await forgetOldBodies(orm);
-    })()
-      .catch((error: unknown) => log.error({ err: error }, 'mail delivery pass failed'))
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-
-  const announcements = pubsub.subscribe(MAIL_QUEUED_TOPIC);
-  void (async () => {
-    for await (const _ of announcements) void pass();
-  })();
-  const timer = setInterval(() => void pass(), options.sweepMs ?? 10_000);
-  timer.unref();
-  void pass();
-
-  return {
-    // A pass under way may have started before the caller's commit: wait for it, then pass again.
-    drain: async () => {
-      await running;
-      await pass();
     },
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await announcements.return?.();
-      await running;
-      transport?.close();
-    },
-  };
+    everyMs: options.sweepMs ?? 10_000,
+    log,
+    failure: 'mail delivery pass failed',
+    wakeUps: pubsub.subscribe(MAIL_QUEUED_TOPIC),
+    onStop: () => transport?.close(),
+  });
 }
 
 /** SMTP_URL's server, with timeouts so that a silent server holds no mail for long. */

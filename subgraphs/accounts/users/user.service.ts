@@ -7,10 +7,6 @@ import { User } from './user.entity.js';
 export class UserService {
   constructor(private readonly em: EntityManager) {}
 
-  findById(id: number): Promise<User | null> {
-    return this.em.findOne(User, { id, is_active: true });
-  }
-
   async findByIds(ids: readonly number[]): Promise<Map<number, User>> {
     const users = await this.em.find(User, { id: { $in: [...ids] }, is_active: true });
     return new Map(users.map((user) => [user.id, user]));

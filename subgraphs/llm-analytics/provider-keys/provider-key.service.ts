@@ -32,8 +32,7 @@ export class ProviderKeyService {
   }
 
   async get(actor: Actor, environmentId: number, id: string): Promise<ProviderKeyRecord> {
-    const key = await this.find(actor, environmentId, id);
-    return (await this.records(key.environment_id, [key]))[0]!;
+    return this.record(await this.find(actor, environmentId, id));
   }
 
   /** Checks the key with the provider first: a key that fails is a 400 on `api_key`, and nothing is stored. */
@@ -55,7 +54,7 @@ export class ProviderKeyService {
       em.persist(key);
       if (args.set_as_active) await activate(em, key);
     });
-    return this.get(actor, environment.id, key.id);
+    return this.record(key);
   }
 
   async update(actor: Actor, args: UpdateProviderKeyArgs): Promise<ProviderKeyRecord> {
@@ -77,7 +76,7 @@ export class ProviderKeyService {
       }
       if (args.set_as_active === false) await em.nativeDelete(ActiveProviderKey, { key: key.id });
     });
-    return this.get(actor, key.environment_id, key.id);
+    return this.record(key);
   }
 
   async delete(actor: Actor, environmentId: number, id: string): Promise<void> {
@@ -92,7 +91,7 @@ export class ProviderKeyService {
     const verdict = apiKey === null ? { state: 'error' as const, error_message: UNREADABLE } : await checkKey(key.provider, apiKey);
     Object.assign(key, verdict);
     await this.em.flush();
-    return this.get(actor, environmentId, id);
+    return this.record(key);
   }
 
   /** Checks a key without storing it. */
@@ -132,6 +131,10 @@ export class ProviderKeyService {
     const key = isUuid(id) ? await this.em.findOne(ProviderKey, { id, environment_id: environment.id }) : null;
     if (!key) throw new NotFoundError();
     return key;
+  }
+
+  private async record(key: ProviderKey): Promise<ProviderKeyRecord> {
+    return (await this.records(key.environment_id, [key]))[0]!;
   }
 
   private async records(environmentId: number, keys: ProviderKey[]): Promise<ProviderKeyRecord[]> {

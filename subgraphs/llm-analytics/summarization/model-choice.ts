@@ -11,6 +11,13 @@ export interface ModelChoice {
   key_id: string | null;
 }
 
+/** Which model, and whose key would run it, decided without opening any key. */
+interface ModelPick {
+  provider: Provider;
+  model: string;
+  source: 'environment' | 'server';
+}
+
 /**
  * A requested model runs on the environment's active key for its provider, else on the server's
  * key for it. Without a request: the first provider (openai, anthropic, gemini, openrouter) with
@@ -18,28 +25,40 @@ export interface ModelChoice {
  */
 export async function chooseModel(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<ModelChoice> {
   const keys = new ProviderKeyService(em);
-  if (requested) {
-    const provider = requestedProvider(requested);
-    const choice = await keyFor(keys, environmentId, provider, requested);
-    if (!choice) throw noModel(`no active ${PROVIDER_PROFILES[provider].label} key in this environment and no server-level one`);
-    return choice;
-  }
-  for (const provider of PROVIDERS) {
-    const active = await keys.activeKey(environmentId, provider);
-    if (active) return { provider, model: PROVIDER_PROFILES[provider].defaultModel, apiKey: active.apiKey, key_id: active.key.id };
-  }
-  for (const provider of PROVIDERS) {
-    const serverKey = PROVIDER_PROFILES[provider].serverKey();
-    if (serverKey) return { provider, model: PROVIDER_PROFILES[provider].defaultModel, apiKey: serverKey, key_id: null };
-  }
-  throw noModel('no active provider key in this environment and no server-level key');
+  const pick = await pickModel(keys, environmentId, requested);
+  const active = pick?.source === 'environment' ? await keys.activeKey(environmentId, pick.provider) : null;
+  if (pick && active) return { provider: pick.provider, model: pick.model, apiKey: active.apiKey, key_id: active.key.id };
+  const serverKey = pick && PROVIDER_PROFILES[pick.provider].serverKey();
+  if (pick && serverKey) return { provider: pick.provider, model: pick.model, apiKey: serverKey, key_id: null };
+  const provider = requested ? requestedProvider(requested) : undefined;
+  throw noModel(
+    provider
+      ? `no active ${PROVIDER_PROFILES[provider].label} key in this environment and no server-level one`
+      : 'no active provider key in this environment and no server-level key',
+  );
 }
 
-async function keyFor(keys: ProviderKeyService, environmentId: number, provider: Provider, model: string): Promise<ModelChoice | null> {
-  const active = await keys.activeKey(environmentId, provider);
-  if (active) return { provider, model, apiKey: active.apiKey, key_id: active.key.id };
-  const serverKey = PROVIDER_PROFILES[provider].serverKey();
-  return serverKey ? { provider, model, apiKey: serverKey, key_id: null } : null;
+/** The model a summary would run on, by the same rule as chooseModel but without opening any key; null when none is configured. */
+export async function modelName(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<string | null> {
+  if (requested) {
+    requestedProvider(requested);
+    return requested;
+  }
+  return (await pickModel(new ProviderKeyService(em), environmentId, null))?.model ?? null;
+}
+
+/** The rule of chooseModel on the environment's active providers (one query) and the server's keys. */
+async function pickModel(keys: ProviderKeyService, environmentId: number, requested: string | null | undefined): Promise<ModelPick | null> {
+  const active = new Set(await keys.activeProviders(environmentId));
+  const sourceOf = (provider: Provider): ModelPick['source'] | null =>
+    active.has(provider) ? 'environment' : PROVIDER_PROFILES[provider].serverKey() ? 'server' : null;
+  if (requested) {
+    const provider = requestedProvider(requested);
+    const source = sourceOf(provider);
+    return source ? { provider, model: requested, source } : null;
+  }
+  const provider = PROVIDERS.find((candidate) => active.has(candidate)) ?? PROVIDERS.find((candidate) => sourceOf(candidate) === 'server');
+  return provider ? { provider, model: PROVIDER_PROFILES[provider].defaultModel, source: sourceOf(provider)! } : null;
 }
 
 function noModel(why: string): ValidationError {
@@ -54,15 +73,4 @@ function requestedProvider(model: string): Provider {
     throw new ValidationError(`Unknown model "${model}": use an OpenAI, Anthropic or Gemini model id, or vendor/model for OpenRouter.`, 'model', 'invalid');
   }
   return provider;
-}
-
-/** The model a summary would run on, by the same rule as chooseModel but without opening any key; null when none is configured. */
-export async function modelName(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<string | null> {
-  if (requested) {
-    requestedProvider(requested);
-    return requested;
-  }
-  const active = new Set(await new ProviderKeyService(em).activeProviders(environmentId));
-  const provider = PROVIDERS.find((candidate) => active.has(candidate)) ?? PROVIDERS.find((candidate) => PROVIDER_PROFILES[candidate].serverKey());
-  return provider ? PROVIDER_PROFILES[provider].defaultModel : null;
 }

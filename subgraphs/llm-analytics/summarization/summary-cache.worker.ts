@@ -1,32 +1,18 @@
 import type { Worker, WorkerRuntime } from '../../shared/subgraph/define.js';
+import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { purgeExpiredSummaries } from './summary.cache.js';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
 /** Drops expired summaries from PostgreSQL now and then (reads already ignore them). */
 export function startSummaryCachePurge({ orm, log }: WorkerRuntime): Worker {
-  let running: Promise<void> | undefined;
-  const pass = () => {
-    running ??= purgeExpiredSummaries(orm.em.fork())
-      .then((removed) => {
-        if (removed > 0) log.debug({ removed }, 'expired summaries purged');
-      })
-      .catch((error: unknown) => log.warn({ err: error }, 'summary purge failed'))
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-  const timer = setInterval(() => void pass(), PURGE_EVERY_MS);
-  timer.unref();
-  return {
-    drain: async () => {
-      await running;
-      await pass();
+  return startPeriodicWorker({
+    run: async () => {
+      const removed = await purgeExpiredSummaries(orm.em.fork());
+      if (removed > 0) log.debug({ removed }, 'expired summaries purged');
     },
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+    everyMs: PURGE_EVERY_MS,
+    log,
+    failure: 'summary purge failed',
+  });
 }

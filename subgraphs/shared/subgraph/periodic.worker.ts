@@ -1,0 +1,69 @@
+import type { Logger } from '../logger.js';
+import type { Worker } from './define.js';
+
+export interface PeriodicWork {
+  /** One pass over what is due; `stopped` says when to leave off between items. */
+  run(stopped: () => boolean): Promise<void>;
+  everyMs: number;
+  log: Logger;
+  /** How a failed pass is logged. */
+  failure: string;
+  /** Announcements that work was queued (pub/sub): each starts a pass at once. */
+  wakeUps?: AsyncIterableIterator<unknown>;
+  /** Runs last on stop (closing connections the work used). */
+  onStop?: () => void;
+}
+
+/**
+ * Background work on rows of the database: a pass at start, one on each wake-up and one every
+ * `everyMs`. Passes never overlap: one asked for while another runs follows it. `drain` waits for
+ * a pass that may have begun before the caller's commit, then makes one more.
+ */
+export function startPeriodicWorker(work: PeriodicWork): Worker {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const isStopped = () => stopped;
+
+  const pass = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await work.run(isStopped);
+      } while (again && !stopped);
+    })()
+      .catch((error: unknown) => work.log.error({ err: error }, work.failure))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+
+  if (work.wakeUps) {
+    const wakeUps = work.wakeUps;
+    void (async () => {
+      for await (const _ of wakeUps) void pass();
+    })();
+  }
+  const timer = setInterval(() => void pass(), work.everyMs);
+  timer.unref();
+  void pass();
+
+  return {
+    drain: async () => {
+      await running;
+      await pass();
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await work.wakeUps?.return?.();
+      await running;
+      work.onStop?.();
+    },
+  };
+}
