@@ -10,8 +10,9 @@ import { routerExecutor } from './executors.js';
 import { createRest } from './rest.js';
 
 /**
- * `node dist/rest-compat/main.js`: the REST layer alone, on PORT, sending every operation over
- * HTTP to the router at ROUTER_URL (callers' Authorization headers pass through unchanged).
+ * `node dist/rest-compat/main.js`: the REST layer alone (`/api/...` and `/batch/`), on PORT,
+ * sending every operation over HTTP to the router at ROUTER_URL (callers' Authorization headers
+ * pass through unchanged).
  */
 async function main(): Promise<void> {
   const settings = config();
@@ -20,16 +21,19 @@ async function main(): Promise<void> {
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor((request) => fetch(request), settings.ROUTER_URL),
     log,
+    maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
   });
+  const apiBodyLimit = (method: string, url: string) =>
+    rest.takesLargeBody(method, url) ? Math.max(settings.MAX_LARGE_BODY_BYTES, settings.MAX_BODY_BYTES) : settings.MAX_BODY_BYTES;
   const server = createServer((request, response) => {
     const respond = async () => {
       const path = new URL(request.url ?? '/', 'http://rest').pathname;
-      if (path !== '/api' && !path.startsWith('/api/')) return writeAppError(response, new NotFoundError());
-      const large = rest.takesLargeBody(request.method ?? 'GET', request.url ?? '/');
-      const limit = large ? Math.max(settings.MAX_LARGE_BODY_BYTES, settings.MAX_BODY_BYTES) : settings.MAX_BODY_BYTES;
+      const batch = path === '/batch' || path === '/batch/';
+      if (!batch && path !== '/api' && !path.startsWith('/api/')) return writeAppError(response, new NotFoundError());
+      const limit = batch ? settings.MAX_INGEST_BODY_BYTES : apiBodyLimit(request.method ?? 'GET', request.url ?? '/');
       const body = await readBody(request, limit);
       if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
-      await writeResponse(await rest.handle(toRequest(request, body)), response);
+      await writeResponse(await (batch ? rest.ingest : rest.handle)(toRequest(request, body)), response);
     };
     respond().catch((error: unknown) => {
       log.error({ err: error }, 'REST request failed');

@@ -10,11 +10,13 @@ import {
   ValidationError,
   type AppError,
 } from '../subgraphs/shared/errors.js';
+import { DEFAULT_MAX_INGEST_BODY_BYTES } from '../subgraphs/shared/config.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
+import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { shapeOpenApi } from './openapi.js';
 import { RouteMatcher, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
@@ -34,11 +36,15 @@ export interface RestOptions {
   routes?: RestRoute[];
   /** `Type.field`s left out of REST records (default: every area's `hiddenFields`). */
   hiddenFields?: string[];
+  /** Largest `/batch/` body once inflated (default 20 MiB). */
+  maxIngestBodyBytes?: number;
 }
 
 export interface RestLayer {
   /** Answers a request under `/api`; the body is already bounded by the listener. */
   handle(request: Request): Promise<Response>;
+  /** Answers `/batch/` (the ingest endpoint); the body is already bounded by the listener. */
+  ingest(request: Request): Promise<Response>;
   /** Whether a request's route takes large bodies (`largeBody`), so the listener bounds it higher. */
   takesLargeBody(method: string, url: string): boolean;
   openapi: Record<string, unknown>;
@@ -66,7 +72,7 @@ interface RestContext {
 export function createRest(options: RestOptions): RestLayer {
   const routes = options.routes ?? allRoutes;
   const matcher = new RouteMatcher(routes);
-  const fields = new Set<string>(routes.map((route) => route.field));
+  const fields = new Set<string>([...routes.map((route) => route.field), INGEST_FIELD]);
   const hidden = new Set(options.hiddenFields ?? allHiddenFields);
   const schema = filterSchema({
     schema: buildSchema(options.apiSdl),
@@ -115,6 +121,7 @@ export function createRest(options: RestOptions): RestLayer {
 
   return {
     openapi,
+    ingest: createIngest({ schema, execute: options.execute, log: options.log, maxBodyBytes: options.maxIngestBodyBytes ?? DEFAULT_MAX_INGEST_BODY_BYTES }),
     takesLargeBody(method: string, url: string): boolean {
       const path = new URL(url, 'http://rest').pathname.slice(API_PREFIX.length) || '/';
       const match = matcher.match(method, path);

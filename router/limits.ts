@@ -34,12 +34,13 @@ const ESCAPED_NUL = /\\u(0000|\{0+\})/i;
  */
 export function useQueryLimits(limits: QueryLimits = DEFAULT_LIMITS): GatewayPlugin {
   return {
-    // Variables are JSON: one nested beyond reason would overflow a stack further on, and a NUL
-    // character cannot be stored. REST bodies arrive here as variables too.
+    // Variables are JSON: one nested beyond reason would overflow a stack further on, and neither
+    // a NUL character nor an unpaired surrogate can be stored. REST bodies arrive here as variables too.
     onParams({ params }) {
       const problem = params.variables ? jsonProblem(params.variables) : null;
       if (problem === 'too_deep') throw limitError('variables_too_deep', `Variables nest deeper than ${MAX_JSON_DEPTH} levels.`);
       if (problem === 'nul_character') throw invalidInput('Null characters are not allowed.');
+      if (problem === 'unpaired_surrogate') throw invalidInput('Unpaired surrogate characters are not allowed.');
     },
     onParse({ setParseFn }) {
       setParseFn((source, options) => {

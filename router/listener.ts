@@ -25,6 +25,8 @@ export interface ListenerOptions {
   rest: FetchHandler;
   /** `/batch/` when ingestion is mounted. */
   ingest?: FetchHandler;
+  /** Largest `/batch/` body (compressed; the handler bounds it inflated). */
+  maxIngestBodyBytes?: number;
   healthy: () => Promise<boolean>;
   maxBodyBytes: number;
   /** For `/graphql` over HTTP and the REST routes `takesLargeBody` names, when the key is known. */
@@ -91,12 +93,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client, request));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.host, options.port)));
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}`;
+  const url = await bind(server, options.host, options.port, 'PORT');
   return {
     url,
     server,
@@ -109,13 +106,23 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   };
 }
 
+/** Listens on host:port and answers the listener's URL; a failure names the setting (`portVariable`, HOST) at fault. */
+export async function bind(server: Server, host: string, port: number, portVariable: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port, portVariable)));
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
 /** A listen failure is a setting that does not work here: say which one. */
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+function listenError(error: NodeJS.ErrnoException, host: string, port: number, portVariable: string): Error {
   switch (error.code) {
     case 'EADDRINUSE':
-      return new ConfigError('PORT', `${host}:${port} is already in use`);
+      return new ConfigError(portVariable, `${host}:${port} is already in use`);
     case 'EACCES':
-      return new ConfigError('PORT', `not allowed to listen on port ${port}`);
+      return new ConfigError(portVariable, `not allowed to listen on port ${port}`);
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -134,21 +141,32 @@ function connectionAuthorization(ctx: { connectionParams?: Record<string, unknow
 
 async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://router').pathname;
-  if (path === '/healthz') {
-    const ok = await options.healthy();
-    response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
-    return;
-  }
+  if (path === '/healthz') return writeHealth(response, options.healthy);
   if (path === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage());
     return;
   }
+  if (options.ingest && isBatchPath(path)) return answer(request, response, options.ingest, options.maxIngestBodyBytes ?? options.maxBodyBytes);
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
-  const limit = await bodyLimit(options, request, path);
+  await answer(request, response, handler, await bodyLimit(options, request, path));
+}
+
+/** Reads a request's body up to `limit` (413 past it) and writes what `handler` answers. */
+export async function answer(request: IncomingMessage, response: ServerResponse, handler: FetchHandler, limit: number): Promise<void> {
   const body = await readBody(request, limit);
   if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
   await writeResponse(await handler(toRequest(request, body)), response);
+}
+
+/** `/healthz`: 200 once every part is up and the database answers, 503 otherwise. */
+export async function writeHealth(response: ServerResponse, healthy: () => Promise<boolean>): Promise<void> {
+  const ok = await healthy();
+  response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
+}
+
+export function isBatchPath(path: string): boolean {
+  return path === '/batch' || path === '/batch/';
 }
 
 /**
@@ -173,6 +191,5 @@ function knownKey(options: ListenerOptions, authorization: string | undefined): 
 function handlerFor(options: ListenerOptions, path: string): FetchHandler | undefined {
   if (path === '/graphql') return async (request) => options.gateway.fetch(request);
   if (path === '/api' || path.startsWith('/api/')) return options.rest;
-  if (options.ingest && (path === '/batch' || path === '/batch/')) return options.ingest;
   return undefined;
 }

@@ -10,7 +10,8 @@ import { ConfigError, config, type Config } from '../subgraphs/shared/config.js'
 import { createLogger, type Logger } from '../subgraphs/shared/logger.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
-import { listen } from './listener.js';
+import { listenIngest } from './ingest-listener.js';
+import { listen, type FetchHandler, type Listener } from './listener.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
@@ -47,6 +48,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
     log,
+    maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
   });
   const listener = await listen({
     host: settings.HOST,
@@ -54,13 +56,17 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     gateway,
     authenticator,
     rest: rest.handle,
+    ingest: rest.ingest,
+    maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
     healthy: subgraphs.healthy,
     maxBodyBytes: settings.MAX_BODY_BYTES,
     maxLargeBodyBytes: settings.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
     log,
   });
-  log.info({ url: listener.url, ms: Date.now() - started, embedded_database: subgraphs.embedded }, 'platform listening');
+  const ingestListener = await listenIngestPort(settings, rest.ingest, subgraphs, log, listener);
+  log.info({ url: listener.url, ingest_url: ingestListener?.url ?? listener.url, ms: Date.now() - started, embedded_database: subgraphs.embedded }, 'platform listening');
+  if (ingestListener) process.stdout.write(`Ingestion (/batch/) listening on ${ingestListener.url}\n`);
   process.stdout.write(`Analytics platform listening on ${listener.url}\n`);
 
   let stopping = false;
@@ -68,6 +74,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    await ingestListener?.close().catch(() => undefined);
     await listener.close().catch(() => undefined);
     await Promise.resolve(gateway.dispose()).catch(() => undefined);
     await subgraphs.stop();
@@ -79,6 +86,17 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     log.fatal({ err: error }, 'uncaught exception');
     void subgraphs.stop().finally(() => process.exit(1));
   });
+}
+
+/** With INGEST_PORT set, `/batch/` gets a listener of its own too (the main one keeps serving it). */
+async function listenIngestPort(settings: Config, ingest: FetchHandler, subgraphs: Subgraphs, log: Logger, main: Listener): Promise<Listener | undefined> {
+  if (settings.INGEST_PORT === undefined) return undefined;
+  try {
+    return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, log });
+  } catch (error) {
+    await main.close();
+    throw error;
+  }
 }
 
 async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {

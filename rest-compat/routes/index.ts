@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route-table.js';
 import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
+import { ingestionHiddenFields, ingestionRoutes } from './ingestion.routes.js';
 import { llmAnalyticsRoutes } from './llm-analytics.routes.js';
 import { organizationMemberRoutes } from './organization-members.routes.js';
 import { personalApiKeyRoutes } from './personal-api-keys.routes.js';
@@ -15,7 +16,8 @@ export const routes: RestRoute[] = [
   ...environmentRoutes,
   ...customerProfileConfigRoutes,
   ...llmAnalyticsRoutes,
+  ...ingestionRoutes,
 ];
 
 /** Fields that REST records leave out, so that they keep PostHog's shape. */
-export const hiddenFields: string[] = [...customerProfileConfigHiddenFields];
+export const hiddenFields: string[] = [...customerProfileConfigHiddenFields, ...ingestionHiddenFields];

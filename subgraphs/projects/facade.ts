@@ -3,9 +3,11 @@ import { bootstrap, type BootstrapInput, type BootstrapResult } from './bootstra
 import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
 import { reachEnvironment } from './environments/environment-placement.js';
+import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
+import { findIngestionTarget, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
 import { UserPlacementService, type CurrentPlacement } from './users/user-placement.service.js';
 
-export type { BootstrapInput, BootstrapResult, CurrentPlacement };
+export type { BootstrapInput, BootstrapResult, CurrentPlacement, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
@@ -15,6 +17,15 @@ export const projectsFacade = {
    * EntityManager will do: it reads the projects schema through that connection.
    */
   reachEnvironment: (em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> => reachEnvironment(em, actor, id),
+
+  /** The live environment a project API token sends events to, with its ingestion restrictions; null for none. */
+  findIngestionTarget: (em: EntityManager, token: string): Promise<IngestionTarget | null> => findIngestionTarget(em, token),
+
+  /** Sets an environment's `ingested_event`, in the caller's transaction. */
+  markIngested: (em: EntityManager, environmentId: number): Promise<void> => markIngested(em, environmentId),
+
+  /** Indexes of a project's group types, new names mapped to free ones (at most five), in the caller's transaction. */
+  groupTypeIndexes: (em: EntityManager, projectId: number, names: string[]): Promise<GroupTypeIndexes> => groupTypeIndexes(em, projectId, names),
 
   /** A user's new current organization (one they belong to, else 400) and its first environment. */
   chooseCurrentOrganization: (em: EntityManager, userId: number, organizationId: string): Promise<CurrentPlacement> =>

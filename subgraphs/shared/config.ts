@@ -21,6 +21,9 @@ const url = (protocols: string[]) =>
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** PostHog's capture takes batches of up to 20 MB. */
+export const DEFAULT_MAX_INGEST_BODY_BYTES = 20 * 1_048_576;
+
 const schema = z.object({
   PORT: port.default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -48,6 +51,8 @@ const schema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */
   MAX_LARGE_BODY_BYTES: z.coerce.number().int().positive().max(60 * 1_048_576).default(16 * 1_048_576),
+  /** Largest `/batch/` body, compressed or once inflated (PostHog's capture takes 20 MB). */
+  MAX_INGEST_BODY_BYTES: z.coerce.number().int().positive().max(256 * 1_048_576).default(DEFAULT_MAX_INGEST_BODY_BYTES),
   /**
    * Set, the router does not start subgraphs itself but routes to running ones: `name=url` pairs
    * separated by commas, and supergraph.yaml's routing_url for any subgraph not named (`*` alone

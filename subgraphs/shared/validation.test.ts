@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsDepth, isUuid, jsonProblem, jsonSize } from './validation.js';
+import { exceedsDepth, isUuid, jsonProblem, jsonSize, mayHoldUnstorable, replaceUnstorable } from './validation.js';
 
 describe(exceedsDepth.name, () => {
   it('counts object and array levels', () => {
@@ -28,5 +28,27 @@ describe('jsonProblem', () => {
     expect(jsonProblem({ a: ['x\u0000'] })).toBe('nul_character');
     expect(jsonProblem({ ['k\u0000']: 1 })).toBe('nul_character');
     expect(jsonProblem({ a: '\\u0000 written out' })).toBeNull();
+  });
+});
+
+describe('unstorable characters', () => {
+  it('jsonProblem finds unpaired surrogates, and lets pairs be', () => {
+    expect(jsonProblem({ a: 'x\ud800y' })).toBe('unpaired_surrogate');
+    expect(jsonProblem({ ['\udc00']: 1 })).toBe('unpaired_surrogate');
+    expect(jsonProblem({ a: 'smile \ud83d\ude00' })).toBeNull();
+  });
+
+  it('replaceUnstorable puts U+FFFD for NUL characters and unpaired surrogates, in strings and keys, in place', () => {
+    const value = { a: ['x\u0000', 'fine', { ['k\ud800']: 'v\udc00' }], b: '\ud83d\ude00' };
+    expect(replaceUnstorable(value)).toBe(value);
+    expect(value).toEqual({ a: ['x\ufffd', 'fine', { ['k\ufffd']: 'v\ufffd' }], b: '\ud83d\ude00' });
+    expect(jsonProblem(value)).toBeNull();
+    expect(replaceUnstorable('a\u0000')).toBe('a\ufffd');
+  });
+
+  it('mayHoldUnstorable spots the escapes in JSON text', () => {
+    expect(mayHoldUnstorable(JSON.stringify({ a: 'x\u0000' }))).toBe(true);
+    expect(mayHoldUnstorable('{"a":"\\ud800"}')).toBe(true);
+    expect(mayHoldUnstorable(JSON.stringify({ a: 'plain \ud83d\ude00 é' }))).toBe(false);
   });
 });

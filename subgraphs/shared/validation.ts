@@ -21,24 +21,75 @@ export function exceedsDepth(value: unknown, max: number = MAX_JSON_DEPTH): bool
   return jsonProblem(value, max) === 'too_deep';
 }
 
+/** Why a JSON value cannot be stored as it is. */
+export type JsonProblem = 'too_deep' | 'nul_character' | 'unpaired_surrogate';
+
 /**
- * What makes a JSON value unstorable, if anything: nesting deeper than `max`, or a NUL character
- * in a string or key (PostgreSQL's text and jsonb cannot hold one). Iterative, like exceedsDepth.
+ * What makes a JSON value unstorable, if anything: nesting deeper than `max`, a NUL character or
+ * an unpaired UTF-16 surrogate in a string or key (PostgreSQL's text and jsonb can hold neither).
+ * Iterative, like exceedsDepth.
  */
-export function jsonProblem(value: unknown, max: number = MAX_JSON_DEPTH): 'too_deep' | 'nul_character' | null {
+export function jsonProblem(value: unknown, max: number = MAX_JSON_DEPTH): JsonProblem | null {
   const pending: [unknown, number][] = [[value, 0]];
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) return 'nul_character';
+      const problem = stringProblem(current);
+      if (problem) return problem;
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
     if (depth >= max) return 'too_deep';
     for (const [key, child] of Object.entries(current)) {
-      if (key.includes('\u0000')) return 'nul_character';
+      const problem = stringProblem(key);
+      if (problem) return problem;
       pending.push([child, depth + 1]);
     }
   }
   return null;
+}
+
+function stringProblem(text: string): JsonProblem | null {
+  if (text.includes('\u0000')) return 'nul_character';
+  return text.isWellFormed() ? null : 'unpaired_surrogate';
+}
+
+/**
+ * A JSON document's text may hold characters PostgreSQL cannot store only as escapes
+ * (`\u0000`, a lone `\ud800`): the cheap test before {@link replaceUnstorable} walks a value.
+ */
+export function mayHoldUnstorable(jsonText: string): boolean {
+  return /\\u(0000|[dD][89a-fA-F])/.test(jsonText);
+}
+
+/**
+ * Replaces what PostgreSQL cannot store in a parsed JSON value's strings and keys (NUL characters
+ * and unpaired surrogates) with U+FFFD, in place, as PostHog's ingestion does for values bound
+ * for PostgreSQL. Iterative; levels below `max` are left to the depth check.
+ */
+export function replaceUnstorable<T>(value: T, max: number = MAX_JSON_DEPTH): T {
+  if (typeof value === 'string') return storable(value) as T;
+  const pending: [Record<string, unknown> | unknown[], number][] = [];
+  if (value !== null && typeof value === 'object') pending.push([value as Record<string, unknown>, 0]);
+  while (pending.length > 0) {
+    const [container, depth] = pending.pop()!;
+    if (depth >= max) continue;
+    for (const key of Object.keys(container)) {
+      const child = (container as Record<string, unknown>)[key];
+      const fixedKey = Array.isArray(container) ? key : storable(key);
+      const fixedChild = typeof child === 'string' ? storable(child) : child;
+      if (fixedKey !== key) {
+        delete (container as Record<string, unknown>)[key];
+        Object.defineProperty(container, fixedKey, { value: fixedChild, enumerable: true, writable: true, configurable: true });
+      } else if (fixedChild !== child) {
+        (container as Record<string, unknown>)[key] = fixedChild;
+      }
+      if (fixedChild !== null && typeof fixedChild === 'object') pending.push([fixedChild as Record<string, unknown>, depth + 1]);
+    }
+  }
+  return value;
+}
+
+function storable(text: string): string {
+  return stringProblem(text) ? text.replaceAll('\u0000', '\ufffd').toWellFormed() : text;
 }

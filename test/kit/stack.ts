@@ -5,6 +5,7 @@ import { createRest } from '../../rest-compat/rest.js';
 import { routerExecutor } from '../../rest-compat/executors.js';
 import { Authenticator } from '../../router/auth.js';
 import { createGateway, loadSupergraph } from '../../router/gateway.js';
+import { listenIngest } from '../../router/ingest-listener.js';
 import { listen, type Listener } from '../../router/listener.js';
 import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/index.js';
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
@@ -21,6 +22,9 @@ export interface StackOptions {
   redisPrefix?: string;
   maxBodyBytes?: number;
   maxLargeBodyBytes?: number;
+  maxIngestBodyBytes?: number;
+  /** Serve `/batch/` on a listener of its own too, as INGEST_PORT does. */
+  ingestListener?: boolean;
   /** Mail goes to this SMTP server; kept in the outbox otherwise. */
   smtpUrl?: string;
   /** More settings (provider base URLs, timeouts). */
@@ -32,6 +36,8 @@ export interface Stack {
   url: string;
   graphqlUrl: string;
   wsUrl: string;
+  /** Where `/batch/` is served: the ingest listener when asked for, else the main one. */
+  ingestUrl: string;
   subgraphs: RunningSubgraphs;
   listener: Listener;
   stop(): Promise<void>;
@@ -53,6 +59,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       PORT: '0',
       MAX_BODY_BYTES: String(options.maxBodyBytes ?? 1_048_576),
       MAX_LARGE_BODY_BYTES: String(options.maxLargeBodyBytes ?? 16 * 1_048_576),
+      ...(options.maxIngestBodyBytes ? { MAX_INGEST_BODY_BYTES: String(options.maxIngestBodyBytes) } : {}),
       SMTP_URL: options.smtpUrl,
       ...options.env,
     }),
@@ -66,6 +73,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
     log,
+    maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES,
   });
   const listener = await listen({
     host: '127.0.0.1',
@@ -73,20 +81,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     gateway,
     authenticator,
     rest: rest.handle,
+    ingest: rest.ingest,
+    maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES,
     healthy: subgraphs.healthy,
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxLargeBodyBytes: config.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
     log,
   });
+  const ingest = options.ingestListener
+    ? await listenIngest({ host: '127.0.0.1', port: 0, ingest: rest.ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES, log })
+    : undefined;
   return {
     config,
     url: listener.url,
+    ingestUrl: ingest?.url ?? listener.url,
     graphqlUrl: `${listener.url}/graphql`,
     wsUrl: `${listener.url.replace('http', 'ws')}/graphql`,
     subgraphs,
     listener,
     stop: async () => {
+      await ingest?.close();
       await listener.close();
       await Promise.resolve(gateway.dispose());
       await subgraphs.stop();

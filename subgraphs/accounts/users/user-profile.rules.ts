@@ -110,6 +110,7 @@ function jsonObject(value: unknown, attr: string): Record<string, unknown> | nul
   }
   const problem = jsonProblem(value);
   if (problem === 'nul_character') throw new ValidationError('Null characters are not allowed.', attr, 'null_characters_not_allowed');
+  if (problem === 'unpaired_surrogate') throw new ValidationError('Unpaired surrogate characters are not allowed.', attr, 'invalid');
   if (problem === 'too_deep') throw new ValidationError('This value nests too deeply.', attr, 'too_deep');
   if (jsonSize(value) > MAX_JSON_PREFERENCE_BYTES) {
     throw new ValidationError(`Ensure this value is no larger than ${MAX_JSON_PREFERENCE_BYTES} bytes of JSON.`, attr, 'max_length');

@@ -1,6 +1,7 @@
 /**
  * Scope objects a personal API key can be granted, each with `:read` and `:write`
- * (API document section 5; `activity_log` is PostHog's object for project activity).
+ * (API document section 5; `activity_log` is PostHog's object for project activity; `query`,
+ * `person` and `group` are PostHog's objects for reading events, persons and groups).
  */
 export const SCOPE_OBJECTS = [
   'activity_log',
@@ -8,10 +9,13 @@ export const SCOPE_OBJECTS = [
   'conversation',
   'customer_profile_config',
   'endpoint',
+  'group',
   'llm_analytics',
   'llm_provider_key',
   'organization',
+  'person',
   'project',
+  'query',
   'user',
 ] as const;
 

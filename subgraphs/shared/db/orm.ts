@@ -22,6 +22,7 @@ export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, pool
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: false },
+    schemaGenerator: { skipTables: subgraph.unmanagedTables ?? [] },
     allowGlobalContext: false,
     forceUtcTimezone: true,
     pool: { min: 0, max: poolMax },

@@ -19,6 +19,11 @@ export interface SubgraphDefinition {
   name: string;
   entities: Function[];
   migrations: MigrationObject[];
+  /**
+   * Tables of the subgraph's schema that its migrations make by hand and no entity describes
+   * (partitioned tables written with set-based SQL): the schema diff leaves them alone.
+   */
+  unmanagedTables?: RegExp[];
   resolvers: NonEmptyArray<Function>;
   /** Types reachable only through `_entities` (stubs of other subgraphs' entities). */
   orphanedTypes?: Function[];

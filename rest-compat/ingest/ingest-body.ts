@@ -1,0 +1,60 @@
+import { gunzip, inflate } from 'node:zlib';
+import { promisify } from 'node:util';
+import { ParseError, PayloadTooLargeError, ValidationError } from '../../subgraphs/shared/errors.js';
+import { mayHoldUnstorable, replaceUnstorable } from '../../subgraphs/shared/validation.js';
+
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/**
+ * The JSON a capture request carries, as PostHog's capture reads it: a JSON body, gzipped
+ * (`Content-Encoding: gzip`, `?compression=gzip-js`, or just gzip's magic bytes) or deflated, or a
+ * form whose `data` field holds the JSON (plain or base64). Inflating stops at `limit` bytes, so a
+ * small body cannot expand into gigabytes (413). Characters PostgreSQL cannot store (NUL, unpaired
+ * surrogates) become U+FFFD, as PostHog's ingestion replaces them.
+ */
+export async function readIngestBody(request: Request, limit: number): Promise<unknown> {
+  const url = new URL(request.url);
+  let bytes: Uint8Array = new Uint8Array(await request.arrayBuffer());
+  let compression = url.searchParams.get('compression');
+  if ((request.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(new TextDecoder().decode(bytes));
+    compression = form.get('compression') ?? compression;
+    bytes = formData(form.get('data'));
+  }
+  const text = new TextDecoder().decode(await decompress(bytes, contentEncoding(request, compression), limit));
+  if (text.trim() === '') throw new ValidationError('No data found. Send the events as a JSON body.', null, 'no_data');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new ParseError(`JSON parse error - ${(error as Error).message}`);
+  }
+  return mayHoldUnstorable(text) ? replaceUnstorable(body) : body;
+}
+
+function formData(data: string | null): Uint8Array {
+  if (data === null) throw new ValidationError('No data found. Send the events as a JSON body.', null, 'no_data');
+  const trimmed = data.trim();
+  return new TextEncoder().encode(trimmed.startsWith('{') || trimmed.startsWith('[') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8'));
+}
+
+function contentEncoding(request: Request, compression: string | null): 'gzip' | 'deflate' | null {
+  const header = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  if (header === 'gzip' || header === 'x-gzip' || compression === 'gzip' || compression === 'gzip-js') return 'gzip';
+  if (header === 'deflate') return 'deflate';
+  if (header !== '' && header !== 'identity') throw new ValidationError(`Content-Encoding "${header}" is not supported; send gzip or plain JSON.`, null, 'unsupported_encoding');
+  return null;
+}
+
+async function decompress(bytes: Uint8Array, encoding: 'gzip' | 'deflate' | null, limit: number): Promise<Uint8Array> {
+  const gzipped = encoding === 'gzip' || (bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1]);
+  if (!gzipped && encoding !== 'deflate') return bytes;
+  try {
+    return await (gzipped ? gunzipAsync : inflateAsync)(bytes, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new PayloadTooLargeError(limit);
+    throw new ParseError(`Malformed request data: ${gzipped ? 'gzip' : 'deflate'} decoding failed (${(error as Error).message}).`);
+  }
+}

@@ -1,0 +1,47 @@
+import { createServer } from 'node:http';
+import { NotFoundError } from '../subgraphs/shared/errors.js';
+import { writeAppError, writeServerError } from '../subgraphs/shared/http.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
+import { answer, bind, isBatchPath, writeHealth, type FetchHandler, type Listener } from './listener.js';
+
+export interface IngestListenerOptions {
+  host: string;
+  /** INGEST_PORT. */
+  port: number;
+  ingest: FetchHandler;
+  healthy: () => Promise<boolean>;
+  maxIngestBodyBytes: number;
+  log: Logger;
+}
+
+/**
+ * The listener of its own that INGEST_PORT asks for (an `{ingest_url}` apart from the API's):
+ * `/batch/` and `/healthz`, nothing else.
+ */
+export async function listenIngest(options: IngestListenerOptions): Promise<Listener> {
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://ingest').pathname;
+    const served = async () => {
+      if (path === '/healthz') {
+        await writeHealth(response, options.healthy);
+      } else if (isBatchPath(path)) {
+        await answer(request, response, options.ingest, options.maxIngestBodyBytes);
+      } else {
+        writeAppError(response, new NotFoundError());
+      }
+    };
+    served().catch((error: unknown) => {
+      options.log.error({ err: error, url: request.url }, 'ingest request failed');
+      writeServerError(response);
+    });
+  });
+  const url = await bind(server, options.host, options.port, 'INGEST_PORT');
+  return {
+    url,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

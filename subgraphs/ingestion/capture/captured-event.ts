@@ -1,0 +1,34 @@
+/** What an event asks of its person, read from `$set`, `$set_once`, `$unset` and identity events. */
+export interface PersonUpdate {
+  set: Record<string, unknown> | null;
+  set_once: Record<string, unknown> | null;
+  unset: string[] | null;
+  /** `$identify` (its `$anon_distinct_id`), `$create_alias` or `$merge_dangerously` (its `alias`). */
+  merge: { other: string; dangerously: boolean } | null;
+}
+
+/** A `$groupidentify` (or the API document's `$group_identify`): a group's properties. */
+export interface GroupUpdate {
+  group_type: string;
+  group_key: string;
+  group_set: Record<string, unknown>;
+}
+
+/** An event of a batch that passed every rule, ready to store. */
+export interface CapturedEvent {
+  /** Its place in the batch, for errors. */
+  index: number;
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  /** When it happened, as stored: `2024-05-01T12:00:00.123456Z`. */
+  timestamp: string;
+  /** The same, in milliseconds since the epoch. */
+  time: number;
+  properties: Record<string, unknown>;
+  /** Null when the event keeps away from persons (`$process_person_profile: false`, or a restriction). */
+  person: PersonUpdate | null;
+  group: GroupUpdate | null;
+  /** Group types the event names (`$groups` and a group update's own): each needs an index. */
+  group_types: string[];
+}

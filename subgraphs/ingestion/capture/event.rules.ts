@@ -1,0 +1,127 @@
+import { isUuid } from '../../shared/validation.js';
+import { uuidV5 } from '../name-uuid.js';
+import { eventError } from './capture.errors.js';
+import type { CapturedEvent } from './captured-event.js';
+import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.js';
+import { isObject, typeName, type JsonObject } from './json.js';
+import { groupUpdate, personUpdate } from './profile.rules.js';
+
+export const MAX_DISTINCT_ID_LENGTH = 200;
+export const MAX_EVENT_NAME_LENGTH = 200;
+/** The API document's rule for historical imports. */
+export const HISTORICAL_MIN_AGE_MS = 48 * 3_600_000;
+
+/** Namespace of the ids derived for events sent without one. */
+const EVENT_NAMESPACE = '1b2b4cd2-64b1-4f3e-8f6a-7d0c3c3e9a51';
+
+/** What every event of a batch is read against. */
+export interface BatchContext {
+  environment_id: number;
+  historical_migration: boolean;
+  sent_at: EventTime | null;
+  /** When the batch arrived, in milliseconds. */
+  now: number;
+}
+
+/**
+ * One event of a batch, checked and put in the form it is stored in, or a 400 naming its index and
+ * field. `distinct_id` may sit at the top level (PostHog's SDKs), as `$distinct_id`, or in
+ * `properties` (the API document); top-level `$set` and `$set_once` join those in `properties`.
+ */
+export function readEvent(raw: unknown, index: number, context: BatchContext): CapturedEvent {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw eventError(index, null, `Invalid data. Expected a dictionary, but got ${typeName(raw)}.`, 'invalid');
+  }
+  const input = raw as JsonObject;
+  const event = eventName(input.event, index);
+  const properties = eventProperties(input, index);
+  const distinctId = distinctIdOf(input, properties, index);
+  const given = eventTime(input.timestamp, index, context);
+  const time = storedTime(given, properties.$ignore_sent_at === true ? null : context.sent_at, context.now);
+  const group = groupUpdate(event, properties, index);
+  const groups = properties.$groups;
+  if (groups !== undefined && !isObject(groups)) throw eventError(index, 'properties__$groups', 'Expected a dictionary of group keys by group type.', 'invalid');
+  const groupTypes = Object.keys(groups ?? {}).filter((type) => type.trim() !== '');
+  return {
+    index,
+    uuid: eventUuid(input.uuid, index) ?? derivedUuid(context.environment_id, distinctId, event, formatEventTime(given), properties),
+    event,
+    distinct_id: distinctId,
+    timestamp: formatEventTime(time),
+    time: time.ms,
+    properties,
+    person: properties.$process_person_profile === false ? null : personUpdate(event, distinctId, properties, index),
+    group,
+    group_types: group ? [...new Set([...groupTypes, group.group_type])] : groupTypes,
+  };
+}
+
+function eventName(value: unknown, index: number): string {
+  if (value === undefined || value === null) throw eventError(index, 'event', 'This field is required.', 'required');
+  if (typeof value !== 'string') throw eventError(index, 'event', 'Not a valid string.', 'invalid');
+  if (value.trim() === '') throw eventError(index, 'event', 'This field may not be blank.', 'blank');
+  if (value.length > MAX_EVENT_NAME_LENGTH) {
+    throw eventError(index, 'event', `Ensure this field has no more than ${MAX_EVENT_NAME_LENGTH} characters.`, 'max_length');
+  }
+  return value;
+}
+
+/** The event's properties, with top-level `$set` / `$set_once` merged into theirs (PostHog's normalisation). */
+function eventProperties(input: JsonObject, index: number): JsonObject {
+  if (input.properties !== undefined && input.properties !== null && !isObject(input.properties)) {
+    throw eventError(index, 'properties', `Invalid data. Expected a dictionary, but got ${typeName(input.properties)}.`, 'invalid');
+  }
+  const properties: JsonObject = { ...((input.properties as JsonObject | undefined) ?? {}) };
+  for (const key of ['$set', '$set_once'] as const) {
+    if (input[key] === undefined || input[key] === null) continue;
+    if (!isObject(input[key])) throw eventError(index, key, `Invalid data. Expected a dictionary, but got ${typeName(input[key])}.`, 'invalid');
+    const inner = properties[key];
+    properties[key] = { ...(isObject(inner) ? inner : {}), ...input[key] };
+  }
+  return properties;
+}
+
+function distinctIdOf(input: JsonObject, properties: JsonObject, index: number): string {
+  const [field, value] = [['distinct_id', input.distinct_id], ['$distinct_id', input.$distinct_id], ['properties__distinct_id', properties.distinct_id]].find(
+    ([, candidate]) => candidate !== undefined && candidate !== null,
+  ) ?? ['distinct_id', undefined];
+  if (value === undefined) throw eventError(index, 'distinct_id', 'This field is required.', 'required');
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw eventError(index, field as string, 'Not a valid string.', 'invalid');
+  }
+  const text = String(value).trim();
+  if (text === '') throw eventError(index, field as string, 'This field may not be blank.', 'blank');
+  if (text.length > MAX_DISTINCT_ID_LENGTH) {
+    throw eventError(index, field as string, `Ensure this field has no more than ${MAX_DISTINCT_ID_LENGTH} characters.`, 'max_length');
+  }
+  return text;
+}
+
+function eventTime(value: unknown, index: number, context: BatchContext): EventTime {
+  if (value === undefined || value === null || value === '') throw eventError(index, 'timestamp', 'This field is required.', 'required');
+  const time = typeof value === 'string' ? parseIsoTime(value) : null;
+  if (!time) {
+    throw eventError(index, 'timestamp', 'Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z), from 1970 on.', 'invalid');
+  }
+  if (context.historical_migration && context.now - time.ms < HISTORICAL_MIN_AGE_MS) {
+    const hours = Math.max(0, Math.floor((context.now - time.ms) / 3_600_000));
+    throw eventError(
+      index,
+      'timestamp',
+      `A historical migration takes events dated at least 48 hours before the import; this one is ${hours} hours old. Send recent events without historical_migration.`,
+      'too_recent',
+    );
+  }
+  return time;
+}
+
+function eventUuid(value: unknown, index: number): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || !isUuid(value)) throw eventError(index, 'uuid', 'Must be a valid UUID.', 'invalid');
+  return value.toLowerCase();
+}
+
+/** Same environment, person, name, time and content: same id, so a retried batch stores nothing twice. */
+function derivedUuid(environmentId: number, distinctId: string, event: string, timestamp: string, properties: JsonObject): string {
+  return uuidV5(`${environmentId}\n${distinctId}\n${event}\n${timestamp}\n${JSON.stringify(properties)}`, EVENT_NAMESPACE);
+}

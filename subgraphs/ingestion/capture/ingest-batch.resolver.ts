@@ -1,0 +1,18 @@
+import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import type { SubgraphContext } from '../../shared/context.js';
+import { CaptureService } from './capture.service.js';
+import { IngestBatchArgs } from './ingest-batch.inputs.js';
+import { IngestBatchResult } from './ingest-batch.record.js';
+
+@Resolver()
+export class IngestBatchResolver {
+  // No scope: as PostHog's capture, the project API key in the arguments is the credential, and a
+  // personal API key adds nothing to it (`/batch/` is this mutation).
+  @Mutation(() => IngestBatchResult, {
+    description:
+      "Ingests a batch of events into the environment of its project API key (`/batch/`). All or nothing: a bad event is a 400 naming its index and field, and nothing is stored.",
+  })
+  ingest_batch(@Args() args: IngestBatchArgs, @Ctx() { em, log }: SubgraphContext): Promise<IngestBatchResult> {
+    return new CaptureService(em, log).ingest(args);
+  }
+}

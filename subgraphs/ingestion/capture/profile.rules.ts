@@ -1,0 +1,85 @@
+import { eventError } from './capture.errors.js';
+import type { GroupUpdate, PersonUpdate } from './captured-event.js';
+import { isObject, typeName, type JsonObject } from './json.js';
+
+export const MAX_GROUP_KEY_LENGTH = 400;
+
+/** The event names of group updates: PostHog's, and the API document's spelling. */
+export const GROUP_IDENTIFY_EVENTS = new Set(['$groupidentify', '$group_identify']);
+
+/**
+ * Distinct ids that clients send by mistake (a placeholder, a stringified null): PostHog never
+ * merges persons through them. Compared case-insensitively, and also in quotes.
+ */
+const PLACEHOLDER_IDS = new Set(['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']);
+const PLACEHOLDER_IDS_EXACT = new Set(['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']);
+
+/** Whether two persons may be merged through this distinct id. */
+export function mergeable(distinctId: string): boolean {
+  const bare = distinctId.trim().replace(/^(['"])(.*)\1$/, '$2');
+  return bare !== '' && !PLACEHOLDER_IDS.has(bare.toLowerCase()) && !PLACEHOLDER_IDS_EXACT.has(bare);
+}
+
+/** What the event asks of its person: property changes, and a merge for identity events. */
+export function personUpdate(event: string, distinctId: string, properties: JsonObject, index: number): PersonUpdate {
+  return {
+    set: objectProperty(properties, '$set', index),
+    set_once: objectProperty(properties, '$set_once', index),
+    unset: unsetKeys(properties.$unset, index),
+    merge: mergeOf(event, distinctId, properties, index),
+  };
+}
+
+function mergeOf(event: string, distinctId: string, properties: JsonObject, index: number): PersonUpdate['merge'] {
+  let other: string | null = null;
+  if (event === '$identify') {
+    other = optionalId(properties.$anon_distinct_id, 'properties__$anon_distinct_id', index);
+  } else if (event === '$create_alias' || event === '$merge_dangerously') {
+    other = optionalId(properties.alias, 'properties__alias', index);
+    if (other === null) throw eventError(index, 'properties__alias', 'This field is required.', 'required');
+  } else {
+    return null;
+  }
+  if (other === null || other === distinctId || !mergeable(other) || !mergeable(distinctId)) return null;
+  return { other, dangerously: event === '$merge_dangerously' };
+}
+
+/** A group update's type, key and properties, or null for any other event. */
+export function groupUpdate(event: string, properties: JsonObject, index: number): GroupUpdate | null {
+  if (!GROUP_IDENTIFY_EVENTS.has(event)) return null;
+  const type = properties.$group_type;
+  if (type === undefined || type === null) throw eventError(index, 'properties__$group_type', 'This field is required.', 'required');
+  if (typeof type !== 'string' || type.trim() === '') throw eventError(index, 'properties__$group_type', 'This field may not be blank.', 'blank');
+  if (type.length > MAX_GROUP_KEY_LENGTH) {
+    throw eventError(index, 'properties__$group_type', `Ensure this field has no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
+  }
+  const key = optionalId(properties.$group_key, 'properties__$group_key', index);
+  if (key === null) throw eventError(index, 'properties__$group_key', 'This field is required.', 'required');
+  if (key.length > MAX_GROUP_KEY_LENGTH) {
+    throw eventError(index, 'properties__$group_key', `Ensure this field has no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
+  }
+  return { group_type: type, group_key: key, group_set: objectProperty(properties, '$group_set', index) ?? {} };
+}
+
+/** A string or number id, trimmed; null when absent or blank. */
+function optionalId(value: unknown, attr: string, index: number): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' && typeof value !== 'number') throw eventError(index, attr, 'Not a valid string.', 'invalid');
+  const text = String(value).trim();
+  return text === '' ? null : text;
+}
+
+function objectProperty(properties: JsonObject, key: string, index: number): JsonObject | null {
+  const value = properties[key];
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw eventError(index, `properties__${key}`, `Invalid data. Expected a dictionary, but got ${typeName(value)}.`, 'invalid');
+  return value;
+}
+
+function unsetKeys(value: unknown, index: number): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.some((key) => typeof key !== 'string')) {
+    throw eventError(index, 'properties__$unset', 'Expected a list of property names.', 'not_a_list');
+  }
+  return value as string[];
+}

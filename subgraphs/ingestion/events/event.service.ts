@@ -1,0 +1,59 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { projectsFacade } from '../../projects/facade.js';
+import type { Actor } from '../../shared/auth/actor.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { pageWindow } from '../../shared/pagination.js';
+import { isUuid } from '../../shared/validation.js';
+import { formatEventTime, parseIsoTime } from '../capture/event-time.js';
+import { decodeCursor, encodeCursor } from './event-cursor.js';
+import type { EventFilterArgs, ListEventsArgs } from './event.inputs.js';
+import type { EventList, EventRecord } from './event.record.js';
+import { countEvents, findEvent, readEvents, type EventCondition } from './event.repository.js';
+
+/** Reading what arrived: an environment's events, for members of its organization. */
+export class EventService {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Newest first; `next` resumes after the page's last event, so no event is skipped or repeated. */
+  async list(actor: Actor, args: ListEventsArgs): Promise<EventList> {
+    const where = await this.condition(actor, args);
+    const { limit } = pageWindow({ limit: args.limit });
+    const rows = await readEvents(this.em, where, args.cursor ? decodeCursor(args.cursor) : null, limit + 1);
+    const results = rows.slice(0, limit);
+    const last = results.at(-1);
+    const next_cursor = rows.length > limit && last ? encodeCursor({ timestamp: last.timestamp, uuid: last.id }) : null;
+    return { next: next_cursor ? `?limit=${limit}&cursor=${next_cursor}` : null, next_cursor, results };
+  }
+
+  async count(actor: Actor, args: EventFilterArgs): Promise<number> {
+    return countEvents(this.em, await this.condition(actor, args));
+  }
+
+  async get(actor: Actor, environmentId: number, id: string): Promise<EventRecord> {
+    const environment = await projectsFacade.reachEnvironment(this.em, actor, environmentId);
+    const row = isUuid(id) ? await findEvent(this.em, environment.id, id.toLowerCase()) : null;
+    if (!row) throw new NotFoundError();
+    return row;
+  }
+
+  private async condition(actor: Actor, args: EventFilterArgs): Promise<EventCondition> {
+    const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
+    const parts = ['environment_id = ?'];
+    const params: unknown[] = [environment.id];
+    const add = (sql: string, value: unknown) => {
+      parts.push(sql);
+      params.push(value);
+    };
+    if (args.event != null) add('event = ?', args.event);
+    if (args.distinct_id != null) add('distinct_id = ?', args.distinct_id);
+    if (args.after != null) add('timestamp >= ?::timestamptz', boundary(args.after, 'after'));
+    if (args.before != null) add('timestamp < ?::timestamptz', boundary(args.before, 'before'));
+    return { sql: parts.join(' and '), params };
+  }
+}
+
+function boundary(value: string, attr: string): string {
+  const time = parseIsoTime(value);
+  if (!time) throw new ValidationError('Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z).', attr, 'invalid');
+  return formatEventTime(time);
+}

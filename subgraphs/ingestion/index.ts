@@ -1,0 +1,20 @@
+import { defineSubgraph } from '../shared/subgraph/define.js';
+import { IngestBatchResolver } from './capture/ingest-batch.resolver.js';
+import { deleteIngestionData } from './environment-data.js';
+import { EventResolver } from './events/event.resolver.js';
+import { Group } from './groups/group.entity.js';
+import { GroupResolver } from './groups/group.resolver.js';
+import { migrations } from './migrations/index.js';
+import { PersonDistinctId } from './persons/person-distinct-id.entity.js';
+import { Person } from './persons/person.entity.js';
+import { PersonResolver } from './persons/person.resolver.js';
+
+export const ingestion = defineSubgraph({
+  name: 'ingestion',
+  entities: [Person, PersonDistinctId, Group],
+  migrations,
+  // Events are partitioned by month and written set-based: their tables are the migrations' own.
+  unmanagedTables: [/^events($|_)/, /^event_ids$/],
+  resolvers: [IngestBatchResolver, EventResolver, PersonResolver, GroupResolver],
+  deleteEnvironmentData: deleteIngestionData,
+});

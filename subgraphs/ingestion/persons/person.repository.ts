@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PersonChanges, StoredPerson } from './person.book.js';
+
+/** The persons these distinct ids of an environment name, by distinct id (one query). */
+export async function loadPersons(em: EntityManager, environmentId: number, distinctIds: string[]): Promise<Map<string, StoredPerson>> {
+  if (distinctIds.length === 0) return new Map();
+  // Raw statements answer timestamps as PostgreSQL's text.
+  const rows = await em.execute<(Omit<StoredPerson, 'created_at'> & { distinct_id: string; created_at: string })[]>(
+    `select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at
+       from ingestion.person_distinct_ids d join ingestion.persons p on p.id = d.person_id
+      where d.environment_id = ? and d.distinct_id in (?)`,
+    [environmentId, distinctIds],
+  );
+  return new Map(rows.map((row) => [row.distinct_id, { ...row, id: String(row.id), created_at: Date.parse(row.created_at) }]));
+}
+
+/**
+ * Writes what a batch changed, a statement per kind of change: new persons, then their ids (so
+ * merges can point at them), merged persons' distinct ids moved before those persons go (the
+ * mapping's foreign key would take the ids with them), then changed properties.
+ */
+export async function savePersons(em: EntityManager, environmentId: number, changes: PersonChanges): Promise<void> {
+  if (changes.created.length > 0) {
+    const ids = await em.execute<{ id: string; uuid: string }[]>(
+      `insert into ingestion.persons (environment_id, uuid, properties, is_identified, created_at, version)
+       select ?, x.uuid, x.properties, x.is_identified, x.created_at, 0
+         from jsonb_to_recordset(?::jsonb) as x(uuid uuid, properties jsonb, is_identified boolean, created_at timestamptz)
+       returning id, uuid`,
+      [environmentId, JSON.stringify(changes.created.map(personRow))],
+    );
+    const byUuid = new Map(ids.map((row) => [row.uuid, String(row.id)]));
+    for (const state of changes.created) state.id = byUuid.get(state.uuid)!;
+  }
+  if (changes.merged.length > 0) {
+    await em.execute(
+      `update ingestion.person_distinct_ids d set person_id = x.into_id
+         from jsonb_to_recordset(?::jsonb) as x(from_id bigint, into_id bigint)
+        where d.environment_id = ? and d.person_id = x.from_id`,
+      [JSON.stringify(changes.merged.map(({ from, into }) => ({ from_id: from.id, into_id: into.id }))), environmentId],
+    );
+  }
+  if (changes.mappings.size > 0) {
+    await em.execute(
+      `insert into ingestion.person_distinct_ids (environment_id, distinct_id, person_id)
+       select ?, x.distinct_id, x.person_id from jsonb_to_recordset(?::jsonb) as x(distinct_id text, person_id bigint)
+       on conflict (environment_id, distinct_id) do update set person_id = excluded.person_id`,
+      [environmentId, JSON.stringify([...changes.mappings].map(([distinct_id, state]) => ({ distinct_id, person_id: state.id })))],
+    );
+  }
+  if (changes.merged.length > 0) {
+    await em.execute('delete from ingestion.persons where id in (?)', [changes.merged.map(({ from }) => from.id)]);
+  }
+  if (changes.updated.length > 0) {
+    await em.execute(
+      `update ingestion.persons p
+          set properties = x.properties, is_identified = x.is_identified, created_at = x.created_at, version = p.version + 1
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, properties jsonb, is_identified boolean, created_at timestamptz)
+        where p.id = x.id`,
+      [JSON.stringify(changes.updated.map((state) => ({ id: state.id, ...personRow(state) })))],
+    );
+  }
+}
+
+function personRow(state: { uuid: string; properties: unknown; is_identified: boolean; created_at: number }) {
+  return { uuid: state.uuid, properties: state.properties, is_identified: state.is_identified, created_at: new Date(state.created_at).toISOString() };
+}
