@@ -121,7 +121,7 @@ export function createRest(options: RestOptions): RestLayer {
 
   return {
     openapi,
-    ingest: createIngest({ schema, execute: options.execute, log: options.log, maxBodyBytes: options.maxIngestBodyBytes ?? DEFAULT_MAX_INGEST_BODY_BYTES }),
+    ingest: createIngest({ execute: options.execute, log: options.log, maxBodyBytes: options.maxIngestBodyBytes ?? DEFAULT_MAX_INGEST_BODY_BYTES }),
     takesLargeBody(method: string, url: string): boolean {
       const path = new URL(url, 'http://rest').pathname.slice(API_PREFIX.length) || '/';
       const match = matcher.match(method, path);

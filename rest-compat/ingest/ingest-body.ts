@@ -1,20 +1,18 @@
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import { ParseError, PayloadTooLargeError, ValidationError } from '../../subgraphs/shared/errors.js';
-import { mayHoldUnstorable, replaceUnstorable } from '../../subgraphs/shared/validation.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 const GZIP_MAGIC = [0x1f, 0x8b];
 
 /**
- * The JSON a capture request carries, as PostHog's capture reads it: a JSON body, gzipped
+ * The JSON text a capture request carries, as PostHog's capture finds it: the body, gzipped
  * (`Content-Encoding: gzip`, `?compression=gzip-js`, or just gzip's magic bytes) or deflated, or a
  * form whose `data` field holds the JSON (plain or base64). Inflating stops at `limit` bytes, so a
- * small body cannot expand into gigabytes (413). Characters PostgreSQL cannot store (NUL, unpaired
- * surrogates) become U+FFFD, as PostHog's ingestion replaces them.
+ * small body cannot expand into gigabytes (413). The JSON itself is the ingestion subgraph's to read.
  */
-export async function readIngestBody(request: Request, limit: number): Promise<unknown> {
+export async function readIngestText(request: Request, limit: number): Promise<string> {
   const url = new URL(request.url);
   let bytes: Uint8Array = new Uint8Array(await request.arrayBuffer());
   let compression = url.searchParams.get('compression');
@@ -23,15 +21,7 @@ export async function readIngestBody(request: Request, limit: number): Promise<u
     compression = form.get('compression') ?? compression;
     bytes = formData(form.get('data'));
   }
-  const text = new TextDecoder().decode(await decompress(bytes, contentEncoding(request, compression), limit));
-  if (text.trim() === '') throw new ValidationError('No data found. Send the events as a JSON body.', null, 'no_data');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw new ParseError(`JSON parse error - ${(error as Error).message}`);
-  }
-  return mayHoldUnstorable(text) ? replaceUnstorable(body) : body;
+  return new TextDecoder().decode(await decompress(bytes, contentEncoding(request, compression), limit));
 }
 
 function formData(data: string | null): Uint8Array {

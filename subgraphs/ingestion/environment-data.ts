@@ -2,13 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
  * What a deleted environment leaves here: its events (every partition), their ids, persons with
- * their distinct ids, and groups. The only way event data goes (API document, section 4.9 rule 5:
+ * their distinct ids, groups, and profile changes not yet applied. The only way event data goes (API document, section 4.9 rule 5:
  * no event is deleted selectively). Safe to repeat.
  */
 export async function deleteIngestionData(em: EntityManager, environmentIds: number[]): Promise<void> {
   if (environmentIds.length === 0) return;
   await em.transactional(async (tx) => {
-    for (const table of ['events', 'event_ids', 'person_distinct_ids', 'persons', 'groups']) {
+    for (const table of ['events', 'event_ids', 'profile_updates', 'person_distinct_ids', 'persons', 'groups']) {
       await tx.execute(`delete from ingestion.${table} where environment_id in (?)`, [environmentIds]);
     }
   });

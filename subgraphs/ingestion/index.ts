@@ -8,13 +8,16 @@ import { migrations } from './migrations/index.js';
 import { PersonDistinctId } from './persons/person-distinct-id.entity.js';
 import { Person } from './persons/person.entity.js';
 import { PersonResolver } from './persons/person.resolver.js';
+import { ProfileUpdates } from './profiles/profile-updates.entity.js';
+import { startProfileWorker } from './profiles/profile.worker.js';
 
 export const ingestion = defineSubgraph({
   name: 'ingestion',
-  entities: [Person, PersonDistinctId, Group],
+  entities: [Person, PersonDistinctId, Group, ProfileUpdates],
   migrations,
   // Events are partitioned by month and written set-based: their tables are the migrations' own.
   unmanagedTables: [/^events($|_)/, /^event_ids$/],
   resolvers: [IngestBatchResolver, EventResolver, PersonResolver, GroupResolver],
   deleteEnvironmentData: deleteIngestionData,
+  startWorker: startProfileWorker,
 });

@@ -3,12 +3,20 @@ import type { CapturedEvent } from './captured-event.js';
 import { parseIsoTime } from './event-time.js';
 import { readEvent, type BatchContext } from './event.rules.js';
 
+/** Where a batch's events are in a JSON text: the text itself, its `batch`, or the text as one event. */
+export interface EventDocuments {
+  json: string;
+  path: 'array' | 'batch' | 'single';
+}
+
 /** A batch as it arrives, from `/batch/` or the `ingest_batch` mutation. */
 export interface BatchInput {
   api_key?: string | null;
   historical_migration?: boolean | null;
   sent_at?: string | null;
   batch: unknown[];
+  /** The events as received, when they came as JSON (the database reads their properties there). */
+  documents?: EventDocuments;
 }
 
 /**

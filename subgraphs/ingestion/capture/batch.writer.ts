@@ -4,27 +4,31 @@ import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { ensurePartitions, forgetPartitions } from '../events/event-partitions.js';
 import { storeEvents } from '../events/event.repository.js';
-import { saveGroups } from '../groups/group.repository.js';
-import { PersonBook } from '../persons/person.book.js';
-import { loadPersons, savePersons } from '../persons/person.repository.js';
+import { isNoop, knownPersons } from '../profiles/known-persons.js';
+import { profileEntries } from '../profiles/profile-entry.js';
+import { enqueueProfiles } from '../profiles/profile.queue.js';
+import type { EventDocuments } from './batch.rules.js';
 import type { CapturedEvent } from './captured-event.js';
 
-/** Serialises person and group changes within one environment (the second key is its id). */
-const PROFILES_LOCK = 0x70726f66;
 const MAX_ATTEMPTS = 5;
 
+/** What a written batch left: how many events were new, and whether profile changes were queued. */
+export interface Written {
+  stored: number;
+  queuedProfiles: boolean;
+}
+
 /**
- * Writes a checked batch in one transaction and returns how many of its events were new. Events
- * go in first, concurrently with other batches; then, under a lock per environment held until the
- * commit, the persons and groups of the new events change in their order, so that concurrent
- * batches never interleave their merges. A deadlock or a write that found no partition (the
- * database was replaced) runs the transaction again.
+ * Writes a checked batch in one transaction: the project's new group types, the events the
+ * environment has not seen, and their person and group changes, queued for the profile worker (as
+ * PostHog's capture hands events on). A deadlock, or a write that found no partition (the database
+ * was replaced under this process), runs the transaction again.
  */
-export async function writeBatch(em: EntityManager, target: IngestionTarget, events: CapturedEvent[], log: Logger): Promise<number> {
+export async function writeBatch(em: EntityManager, target: IngestionTarget, events: CapturedEvent[], documents: EventDocuments, log: Logger): Promise<Written> {
   for (let attempt = 1; ; attempt++) {
     await ensurePartitions(em, events.map((event) => event.time), log);
     try {
-      return await em.transactional((tx) => writeInTransaction(tx, target, events));
+      return await em.transactional((tx) => writeInTransaction(tx, target, events, documents));
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (attempt >= MAX_ATTEMPTS || !(code === '40P01' || code === '40001' || code === '23514')) throw error;
@@ -34,23 +38,16 @@ export async function writeBatch(em: EntityManager, target: IngestionTarget, eve
   }
 }
 
-async function writeInTransaction(tx: EntityManager, target: IngestionTarget, events: CapturedEvent[]): Promise<number> {
-  const environmentId = target.environment_id;
-  const groupTypes = await groupTypesOf(tx, target.project_id, events);
-  const stored = await storeEvents(tx, environmentId, events);
-  const fresh = events.filter((event) => stored.has(event.uuid));
-  if (fresh.length === 0) return 0;
-  await tx.execute('select pg_advisory_xact_lock(?, ?)', [PROFILES_LOCK, environmentId]);
-  const profiled = fresh.filter((event) => event.person);
-  if (profiled.length > 0) {
-    const distinctIds = new Set(profiled.flatMap((event) => (event.person!.merge ? [event.distinct_id, event.person!.merge.other] : [event.distinct_id])));
-    const book = new PersonBook(environmentId, await loadPersons(tx, environmentId, [...distinctIds]));
-    for (const event of profiled) book.apply(event);
-    await savePersons(tx, environmentId, book.changes());
-  }
-  await saveGroups(tx, environmentId, fresh, groupTypes);
-  if (!target.ingested_event) await projectsFacade.markIngested(tx, environmentId);
-  return fresh.length;
+async function writeInTransaction(tx: EntityManager, target: IngestionTarget, events: CapturedEvent[], documents: EventDocuments): Promise<Written> {
+  const groupIndexes = await groupTypesOf(tx, target.project_id, events);
+  const seen = await storeEvents(tx, target.environment_id, events, documents);
+  const fresh = seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid));
+  if (fresh.length === 0) return { stored: 0, queuedProfiles: false };
+  const known = knownPersons.of(String(tx.config.get('clientUrl')), target.environment_id);
+  const entries = profileEntries(fresh, groupIndexes).filter((entry) => !isNoop(known, entry));
+  await enqueueProfiles(tx, target.environment_id, entries);
+  if (!target.ingested_event) await projectsFacade.markIngested(tx, target.environment_id);
+  return { stored: fresh.length, queuedProfiles: entries.length > 0 };
 }
 
 /**

@@ -14,7 +14,11 @@ export interface GroupUpdate {
   group_set: Record<string, unknown>;
 }
 
-/** An event of a batch that passed every rule, ready to store. */
+/**
+ * An event of a batch that passed every rule: what storing it and its profile changes need. Its
+ * properties stay in the documents as received (the database reads them there), so that the
+ * parsed request can go as soon as it is read.
+ */
 export interface CapturedEvent {
   /** Its place in the batch, for errors. */
   index: number;
@@ -25,7 +29,8 @@ export interface CapturedEvent {
   timestamp: string;
   /** The same, in milliseconds since the epoch. */
   time: number;
-  properties: Record<string, unknown>;
+  /** `properties.$session_id`, which ingestion restrictions may name. */
+  session_id: string | null;
   /** Null when the event keeps away from persons (`$process_person_profile: false`, or a restriction). */
   person: PersonUpdate | null;
   group: GroupUpdate | null;

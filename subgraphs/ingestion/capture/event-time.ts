@@ -7,6 +7,7 @@ export interface EventTime {
 }
 
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EARLIEST = Date.UTC(1970, 0, 1);
 const HOUR_MS = 3_600_000;
 /** PostHog's capture: an event dated further ahead than this is taken as sent now. */
@@ -20,6 +21,12 @@ const SKEW_QUANTUM_MS = 5 * 60_000;
  * day or hour that does not exist, or lies before 1970 or after 9999.
  */
 export function parseIsoTime(text: string): EventTime | null {
+  // What `Date.prototype.toISOString` writes (most SDKs): Date.parse reads it, though it rolls
+  // 30 February over into March, which the day check catches.
+  if (text.length === 24 && CANONICAL.test(text)) {
+    const ms = Date.parse(text);
+    return Number.isNaN(ms) || ms < EARLIEST || new Date(ms).getUTCDate() !== Number(text.slice(8, 10)) ? null : { ms, micros: 0 };
+  }
   const match = ISO_8601.exec(text.trim());
   if (!match) return null;
   const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part))) as number[];

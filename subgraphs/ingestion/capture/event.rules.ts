@@ -49,7 +49,7 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
     distinct_id: distinctId,
     timestamp: formatEventTime(time),
     time: time.ms,
-    properties,
+    session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
     person: properties.$process_person_profile === false ? null : personUpdate(event, distinctId, properties, index),
     group,
     group_types: group ? [...new Set([...groupTypes, group.group_type])] : groupTypes,
@@ -66,12 +66,15 @@ function eventName(value: unknown, index: number): string {
   return value;
 }
 
-/** The event's properties, with top-level `$set` / `$set_once` merged into theirs (PostHog's normalisation). */
+/**
+ * The event's properties, with top-level `$set` / `$set_once` merged into theirs (PostHog's
+ * normalisation). The parsed request is this code's own: its objects are used, not copied.
+ */
 function eventProperties(input: JsonObject, index: number): JsonObject {
   if (input.properties !== undefined && input.properties !== null && !isObject(input.properties)) {
     throw eventError(index, 'properties', `Invalid data. Expected a dictionary, but got ${typeName(input.properties)}.`, 'invalid');
   }
-  const properties: JsonObject = { ...((input.properties as JsonObject | undefined) ?? {}) };
+  const properties = (input.properties as JsonObject | undefined) ?? {};
   for (const key of ['$set', '$set_once'] as const) {
     if (input[key] === undefined || input[key] === null) continue;
     if (!isObject(input[key])) throw eventError(index, key, `Invalid data. Expected a dictionary, but got ${typeName(input[key])}.`, 'invalid');

@@ -26,3 +26,12 @@ export class IngestBatchArgs {
   })
   batch!: unknown[];
 }
+
+@ArgsType()
+export class IngestPayloadArgs {
+  @Field(() => String, {
+    description:
+      'A capture request body as `/batch/` receives it, as JSON text: `{api_key, historical_migration, sent_at, batch}`, a list of events, or one event. Parsed once, in the ingestion subgraph.',
+  })
+  payload!: string;
+}

@@ -1,7 +1,7 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { SubgraphContext } from '../../shared/context.js';
 import { CaptureService } from './capture.service.js';
-import { IngestBatchArgs } from './ingest-batch.inputs.js';
+import { IngestBatchArgs, IngestPayloadArgs } from './ingest-batch.inputs.js';
 import { IngestBatchResult } from './ingest-batch.record.js';
 
 @Resolver()
@@ -12,7 +12,15 @@ export class IngestBatchResolver {
     description:
       "Ingests a batch of events into the environment of its project API key (`/batch/`). All or nothing: a bad event is a 400 naming its index and field, and nothing is stored.",
   })
-  ingest_batch(@Args() args: IngestBatchArgs, @Ctx() { em, log }: SubgraphContext): Promise<IngestBatchResult> {
-    return new CaptureService(em, log).ingest(args);
+  ingest_batch(@Args() args: IngestBatchArgs, @Ctx() { em, pubsub, log }: SubgraphContext): Promise<IngestBatchResult> {
+    return new CaptureService(em, pubsub, log).ingest(args);
+  }
+
+  @Mutation(() => IngestBatchResult, {
+    description:
+      'The same, for a capture request body as JSON text (what `/batch/` runs): a megabyte of events crosses the router as one string and is parsed once.',
+  })
+  ingest_payload(@Args() { payload }: IngestPayloadArgs, @Ctx() { em, pubsub, log }: SubgraphContext): Promise<IngestBatchResult> {
+    return new CaptureService(em, pubsub, log).ingestPayload(payload);
   }
 }

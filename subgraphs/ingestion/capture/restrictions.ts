@@ -20,12 +20,11 @@ export function applyRestrictions(events: CapturedEvent[], rules: IngestionRestr
 }
 
 function matches(rule: IngestionRestrictionRule, event: CapturedEvent): boolean {
-  const sessionId = event.properties.$session_id;
-  const checks: [string[], string | undefined][] = [
+  const checks: [string[], string | null][] = [
     [rule.distinct_ids, event.distinct_id],
-    [rule.session_ids, typeof sessionId === 'string' ? sessionId : undefined],
+    [rule.session_ids, event.session_id],
     [rule.event_names, event.event],
     [rule.event_uuids, event.uuid],
   ];
-  return checks.every(([list, value]) => list.length === 0 || (value !== undefined && list.includes(value)));
+  return checks.every(([list, value]) => list.length === 0 || (value !== null && list.includes(value)));
 }

@@ -1,32 +1,58 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../shared/db/bound-query.js';
+import type { EventDocuments } from '../capture/batch.rules.js';
 import type { CapturedEvent } from '../capture/captured-event.js';
 
 /**
- * Stores the events whose uuid the environment has not seen, in one statement: the ids go into
+ * Stores the events whose uuid the environment has not seen, in one statement. The columns the
+ * rules computed come as rows (`index` is the event's place in the batch); the properties are read
+ * from the documents as received, with top-level `$set` / `$set_once` merged in (PostHog's
+ * normalisation), so that a megabyte of properties is not written out again here. The ids go into
  * `event_ids` (unique per environment, unpartitioned, so that a retry is found whatever its
- * month), and only the rows whose id was new go into the partitioned `events`. Returns the uuids
- * stored now.
+ * month), and only the events whose id was new go into the partitioned `events`. Answers the uuids
+ * that were there already (usually none, so that nothing comes back).
  */
-export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[]): Promise<Set<string>> {
-  const rows = JSON.stringify(
-    events.map(({ uuid, event, distinct_id, timestamp, properties }) => ({ uuid, event, distinct_id, timestamp, properties })),
-  );
-  const stored = await em.execute<{ uuid: string }[]>(
-    `with input as (
-       select * from jsonb_to_recordset(?::jsonb) as x(uuid uuid, event text, distinct_id text, timestamp timestamptz, properties jsonb)
+export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[], documents: EventDocuments): Promise<Set<string>> {
+  const rows = JSON.stringify(events.map(({ index, uuid, event, distinct_id, timestamp }) => ({ index, uuid, event, distinct_id, timestamp })));
+  const known = await executeBound<{ uuid: string }>(
+    em,
+    `with payload as (
+       select ?::jsonb as doc
+     ), documents as (
+       select d.doc, d.n - 1 as index
+         from payload, jsonb_array_elements(case ? when 'batch' then payload.doc -> 'batch' when 'single' then jsonb_build_array(payload.doc) else payload.doc end)
+              with ordinality as d(doc, n)
+     ), input as (
+       select x.uuid, x.event, x.distinct_id, x.timestamp, ${PROPERTIES} as properties
+         from jsonb_to_recordset(?::jsonb) as x(index int, uuid uuid, event text, distinct_id text, timestamp timestamptz)
+         join documents d using (index)
      ), fresh as (
        insert into ingestion.event_ids (environment_id, uuid, timestamp)
        select ?, uuid, timestamp from input
        on conflict do nothing
        returning uuid
+     ), stored as (
+       insert into ingestion.events (uuid, environment_id, event, distinct_id, timestamp, properties)
+       select input.uuid, ?, input.event, input.distinct_id, input.timestamp, input.properties from input join fresh using (uuid)
+       returning uuid
      )
-     insert into ingestion.events (uuid, environment_id, event, distinct_id, timestamp, properties)
-     select input.uuid, ?, input.event, input.distinct_id, input.timestamp, input.properties from input join fresh using (uuid)
-     returning uuid`,
-    [rows, environmentId, environmentId],
+     select uuid from input where uuid not in (select uuid from stored)`,
+    [documents.json, documents.path, rows, environmentId, environmentId],
   );
-  return new Set(stored.map((row) => row.uuid));
+  return new Set(known.map((row) => row.uuid));
 }
+
+/** A document's properties (an object, else none), with its top-level `$set` and `$set_once` merged into theirs. */
+const PROPERTIES = `(
+  case when jsonb_typeof(d.doc -> 'properties') = 'object' then d.doc -> 'properties' else '{}'::jsonb end
+  ${['$set', '$set_once']
+    .map(
+      (key) => `|| case when jsonb_typeof(d.doc -> '${key}') = 'object'
+        then jsonb_build_object('${key}', coalesce(case when jsonb_typeof(d.doc -> 'properties' -> '${key}') = 'object' then d.doc -> 'properties' -> '${key}' end, '{}'::jsonb) || (d.doc -> '${key}'))
+        else '{}'::jsonb end`,
+    )
+    .join('\n  ')}
+)`;
 
 /** Which events to read: SQL conditions on `ingestion.events`, with their parameters. */
 export interface EventCondition {

@@ -1,28 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CapturedEvent } from '../capture/captured-event.js';
+import { executeBound } from '../../shared/db/bound-query.js';
+import type { ProfileEntry } from '../profiles/profile-entry.js';
 
 /**
- * Applies a batch's group updates in one upsert: updates of one group are merged first, in order
- * (later `$group_set` values win), then merged over the stored properties; `created_at` is the
- * earliest update's time. `indexes` maps each group type to its index.
+ * Applies group updates in one upsert: updates of one group are merged first, in order (later
+ * `$group_set` values win), then merged over the stored properties; `created_at` is the earliest
+ * update's time.
  */
-export async function saveGroups(em: EntityManager, environmentId: number, events: CapturedEvent[], indexes: Map<string, number>): Promise<void> {
+export async function saveGroups(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
   const merged = new Map<string, { group_type_index: number; group_key: string; group_properties: Record<string, unknown>; created_at: number }>();
-  for (const { group, time } of events) {
+  for (const { group, time } of entries) {
     if (!group) continue;
-    const group_type_index = indexes.get(group.group_type)!;
-    const key = `${group_type_index}:${group.group_key}`;
+    const key = `${group.group_type_index}:${group.group_key}`;
     const known = merged.get(key);
     if (known) {
       known.group_properties = { ...known.group_properties, ...group.group_set };
       known.created_at = Math.min(known.created_at, time);
     } else {
-      merged.set(key, { group_type_index, group_key: group.group_key, group_properties: { ...group.group_set }, created_at: time });
+      merged.set(key, { group_type_index: group.group_type_index, group_key: group.group_key, group_properties: { ...group.group_set }, created_at: time });
     }
   }
   if (merged.size === 0) return;
   const rows = [...merged.values()].map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
-  await em.execute(
+  await executeBound(
+    em,
     `insert into ingestion.groups (environment_id, group_type_index, group_key, group_properties, created_at, updated_at)
      select ?, x.group_type_index, x.group_key, x.group_properties, x.created_at, now()
        from jsonb_to_recordset(?::jsonb) as x(group_type_index smallint, group_key text, group_properties jsonb, created_at timestamptz)

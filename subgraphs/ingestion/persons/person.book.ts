@@ -1,6 +1,7 @@
-import type { CapturedEvent, PersonUpdate } from '../capture/captured-event.js';
+import type { PersonUpdate } from '../capture/captured-event.js';
 import type { JsonObject } from '../capture/json.js';
 import { uuidV5 } from '../name-uuid.js';
+import type { ProfileEntry } from '../profiles/profile-entry.js';
 
 /** PostHog's namespace for person ids: `uuidv5("<team id>:<distinct id>", this)`. */
 const PERSON_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
@@ -38,7 +39,7 @@ export interface PersonChanges {
 }
 
 /**
- * Applies a batch's events to the persons their distinct ids name, in order, as PostHog's person
+ * Applies events' profile entries to the persons their distinct ids name, in order, as PostHog's person
  * processing does: every distinct id gets a person; `$set_once`, `$set` and `$unset` change
  * properties; `$identify` and `$create_alias` merge the other id's person into the event's, unless
  * that person is identified already (`$merge_dangerously` merges anyway); the merged person keeps
@@ -66,14 +67,14 @@ export class PersonBook {
     }
   }
 
-  apply(event: CapturedEvent): void {
-    const update = event.person;
+  apply(entry: ProfileEntry): void {
+    const update = entry.person;
     if (!update) return;
-    if (update.merge) this.merge(event.distinct_id, update.merge.other, update.merge.dangerously, event.time);
-    const person = this.personOf(event.distinct_id) ?? this.create(event.distinct_id, event.time);
+    if (update.merge) this.merge(entry.distinct_id, update.merge.other, update.merge.dangerously, entry.time);
+    const person = this.personOf(entry.distinct_id) ?? this.create(entry.distinct_id, entry.time);
     applyProperties(person, update);
-    if (event.time < person.created_at) {
-      person.created_at = event.time;
+    if (entry.time < person.created_at) {
+      person.created_at = entry.time;
       person.changed = true;
     }
   }
@@ -87,6 +88,11 @@ export class PersonBook {
       merged: this.merged.map(({ from, into }) => ({ from, into: resolve(into) })),
       mappings: final,
     };
+  }
+
+  /** Each distinct id the book knows, with its person's `created_at` (after `changes()` is written). */
+  *createdAtByDistinctId(): Generator<[string, number]> {
+    for (const [distinctId, state] of this.byDistinctId) yield [distinctId, resolve(state).created_at];
   }
 
   private personOf(distinctId: string): PersonState | undefined {

@@ -1,17 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../shared/db/bound-query.js';
 import type { PersonChanges, StoredPerson } from './person.book.js';
 
 /** The persons these distinct ids of an environment name, by distinct id (one query). */
 export async function loadPersons(em: EntityManager, environmentId: number, distinctIds: string[]): Promise<Map<string, StoredPerson>> {
   if (distinctIds.length === 0) return new Map();
-  // Raw statements answer timestamps as PostgreSQL's text.
-  const rows = await em.execute<(Omit<StoredPerson, 'created_at'> & { distinct_id: string; created_at: string })[]>(
-    `select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at
+  const rows = await executeBound<StoredPerson & { distinct_id: string }>(
+    em,
+    `select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, (extract(epoch from p.created_at) * 1000)::float8 as created_at
        from ingestion.person_distinct_ids d join ingestion.persons p on p.id = d.person_id
-      where d.environment_id = ? and d.distinct_id in (?)`,
-    [environmentId, distinctIds],
+      where d.environment_id = ? and d.distinct_id = any (select jsonb_array_elements_text(?::jsonb))`,
+    [environmentId, JSON.stringify(distinctIds)],
   );
-  return new Map(rows.map((row) => [row.distinct_id, { ...row, id: String(row.id), created_at: Date.parse(row.created_at) }]));
+  return new Map(rows.map((row) => [row.distinct_id, { ...row, id: String(row.id) }]));
 }
 
 /**
@@ -21,7 +22,8 @@ export async function loadPersons(em: EntityManager, environmentId: number, dist
  */
 export async function savePersons(em: EntityManager, environmentId: number, changes: PersonChanges): Promise<void> {
   if (changes.created.length > 0) {
-    const ids = await em.execute<{ id: string; uuid: string }[]>(
+    const ids = await executeBound<{ id: string; uuid: string }>(
+      em,
       `insert into ingestion.persons (environment_id, uuid, properties, is_identified, created_at, version)
        select ?, x.uuid, x.properties, x.is_identified, x.created_at, 0
          from jsonb_to_recordset(?::jsonb) as x(uuid uuid, properties jsonb, is_identified boolean, created_at timestamptz)
@@ -32,7 +34,8 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
     for (const state of changes.created) state.id = byUuid.get(state.uuid)!;
   }
   if (changes.merged.length > 0) {
-    await em.execute(
+    await executeBound(
+      em,
       `update ingestion.person_distinct_ids d set person_id = x.into_id
          from jsonb_to_recordset(?::jsonb) as x(from_id bigint, into_id bigint)
         where d.environment_id = ? and d.person_id = x.from_id`,
@@ -40,7 +43,8 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
     );
   }
   if (changes.mappings.size > 0) {
-    await em.execute(
+    await executeBound(
+      em,
       `insert into ingestion.person_distinct_ids (environment_id, distinct_id, person_id)
        select ?, x.distinct_id, x.person_id from jsonb_to_recordset(?::jsonb) as x(distinct_id text, person_id bigint)
        on conflict (environment_id, distinct_id) do update set person_id = excluded.person_id`,
@@ -51,7 +55,8 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
     await em.execute('delete from ingestion.persons where id in (?)', [changes.merged.map(({ from }) => from.id)]);
   }
   if (changes.updated.length > 0) {
-    await em.execute(
+    await executeBound(
+      em,
       `update ingestion.persons p
           set properties = x.properties, is_identified = x.is_identified, created_at = x.created_at, version = p.version + 1
          from jsonb_to_recordset(?::jsonb) as x(id bigint, properties jsonb, is_identified boolean, created_at timestamptz)

@@ -3,6 +3,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /** PostHog's limit: a project has at most five group types, at indexes 0 to 4. */
 export const MAX_GROUP_TYPES = 5;
 
+/**
+ * Mappings read before, by database and project: a mapping never changes once made (nothing
+ * renames or removes one, and a deleted project's id is never used again), so a batch whose types
+ * are all known here reads nothing. Only committed reads go in (see `groupTypeIndexes`).
+ */
+const known = new Map<string, Map<string, number>>();
+const MAX_KNOWN_PROJECTS = 10_000;
+
+function remember(cacheKey: string, indexes: Map<string, number>): void {
+  if (known.size >= MAX_KNOWN_PROJECTS) known.clear();
+  known.set(cacheKey, indexes);
+}
+
 /** Serialises the creation of one project's group types (the second key is the project id). */
 const GROUP_TYPES_LOCK = 0x67727074;
 
@@ -22,8 +35,14 @@ export interface GroupTypeIndexes {
 export async function groupTypeIndexes(em: EntityManager, projectId: number, names: string[]): Promise<GroupTypeIndexes> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return { indexes: new Map(), refused: [] };
+  const cacheKey = `${String(em.config.get('clientUrl'))}\n${projectId}`;
+  const cached = known.get(cacheKey);
+  if (cached && wanted.every((name) => cached.has(name))) return { indexes: cached, refused: [] };
   let indexes = await readIndexes(em, projectId);
-  if (wanted.every((name) => indexes.has(name))) return { indexes, refused: [] };
+  if (wanted.every((name) => indexes.has(name))) {
+    remember(cacheKey, indexes);
+    return { indexes, refused: [] };
+  }
   await em.execute('select pg_advisory_xact_lock(?, ?)', [GROUP_TYPES_LOCK, projectId]);
   indexes = await readIndexes(em, projectId);
   const taken = new Set(indexes.values());

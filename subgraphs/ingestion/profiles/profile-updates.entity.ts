@@ -1,0 +1,23 @@
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import type { ProfileEntry } from './profile-entry.js';
+
+/**
+ * The person and group changes of one committed batch, waiting for the profile worker. Written in
+ * the batch's transaction, so a batch that got its 200 has them; deleted in the transaction that
+ * applies them.
+ */
+@Entity({ tableName: 'profile_updates' })
+@Index({ properties: ['environment_id', 'id'] })
+export class ProfileUpdates {
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
+
+  @Property({ type: 'int' })
+  environment_id!: number;
+
+  @Property({ type: 'jsonb' })
+  updates!: ProfileEntry[];
+
+  @Property({ type: 'timestamptz' })
+  created_at: Date = new Date();
+}

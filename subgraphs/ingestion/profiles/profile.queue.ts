@@ -1,0 +1,34 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../shared/db/bound-query.js';
+import type { ProfileEntry } from './profile-entry.js';
+
+/** Announced after a batch with profile changes commits: the worker starts a pass. */
+export const PROFILES_QUEUED_TOPIC = 'ingestion.profiles_queued';
+
+/** Queues a batch's profile entries, in the caller's (the batch's) transaction. */
+export async function enqueueProfiles(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await executeBound(em, 'insert into ingestion.profile_updates (environment_id, updates, created_at) values (?, ?::jsonb, now())', [
+    environmentId,
+    JSON.stringify(entries),
+  ]);
+}
+
+/** Environments with queued entries. */
+export async function queuedEnvironments(em: EntityManager): Promise<number[]> {
+  const rows = await em.execute<{ environment_id: number }[]>('select distinct environment_id from ingestion.profile_updates');
+  return rows.map((row) => row.environment_id);
+}
+
+/** The oldest queued batches of an environment, in order, at most `limit`. */
+export async function takeProfiles(em: EntityManager, environmentId: number, limit: number): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
+  const rows = await em.execute<{ id: string; updates: ProfileEntry[] }[]>(
+    'select id, updates from ingestion.profile_updates where environment_id = ? order by id limit ?',
+    [environmentId, limit],
+  );
+  return { ids: rows.map((row) => String(row.id)), entries: rows.flatMap((row) => row.updates) };
+}
+
+export async function forgetProfiles(em: EntityManager, ids: string[]): Promise<void> {
+  if (ids.length > 0) await em.execute('delete from ingestion.profile_updates where id in (?)', [ids]);
+}

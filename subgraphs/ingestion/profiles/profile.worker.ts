@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Worker, WorkerRuntime } from '../../shared/subgraph/define.js';
+import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
+import { saveGroups } from '../groups/group.repository.js';
+import { PersonBook } from '../persons/person.book.js';
+import { loadPersons, savePersons } from '../persons/person.repository.js';
+import { knownPersons } from './known-persons.js';
+import { forgetProfiles, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles } from './profile.queue.js';
+
+/** One environment's profile work at a time, across processes (the second key is its id). */
+const PROFILES_LOCK = 0x70726f66;
+/** Queued batches applied in one transaction: one load and one write of persons for all of them. */
+const BATCHES_PER_PASS = 20;
+const SWEEP_MS = 1000;
+
+/**
+ * Applies queued person and group changes, environment by environment, in the order their batches
+ * were queued: at once when a batch announces some, and every second for those queued by another
+ * process. Persons and groups follow their events within moments, as in PostHog's pipeline.
+ */
+export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker {
+  return startPeriodicWorker({
+    run: async (stopped) => {
+      let applied: number;
+      do {
+        applied = 0;
+        for (const environmentId of await queuedEnvironments(orm.em.fork())) {
+          if (stopped()) return;
+          applied += await applyQueued(orm.em.fork(), environmentId);
+        }
+      } while (applied > 0 && !stopped());
+    },
+    everyMs: SWEEP_MS,
+    log,
+    failure: 'profile update pass failed',
+    wakeUps: pubsub.subscribe(PROFILES_QUEUED_TOPIC),
+  });
+}
+
+/**
+ * The oldest queued batches of an environment, applied in one transaction that also removes them;
+ * none when another process holds the environment. Answers how many batches were applied.
+ */
+export async function applyQueued(em: EntityManager, environmentId: number): Promise<number> {
+  let book: PersonBook | undefined;
+  const applied = await em.transactional(async (tx) => {
+    const [lock] = await tx.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?, ?) as locked', [PROFILES_LOCK, environmentId]);
+    if (!lock?.locked) return 0;
+    const { ids, entries } = await takeProfiles(tx, environmentId, BATCHES_PER_PASS);
+    const people = entries.filter((entry) => entry.person);
+    if (people.length > 0) {
+      const distinctIds = new Set(people.flatMap((entry) => (entry.person!.merge ? [entry.distinct_id, entry.person!.merge.other] : [entry.distinct_id])));
+      book = new PersonBook(environmentId, await loadPersons(tx, environmentId, [...distinctIds]));
+      for (const entry of people) book.apply(entry);
+      await savePersons(tx, environmentId, book.changes());
+    }
+    await saveGroups(tx, environmentId, entries);
+    await forgetProfiles(tx, ids);
+    return ids.length;
+  });
+  // Only what is committed may spare later batches their entries.
+  const database = String(em.config.get('clientUrl'));
+  for (const [distinctId, createdAt] of book?.createdAtByDistinctId() ?? []) knownPersons.remember(database, environmentId, distinctId, createdAt);
+  return applied;
+}

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
+import { generateEvents } from '../kit/events.js';
+import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
+import { copyChunk, copyRows, createCopyTable } from './ingestion.copy.js';
+import { percentiles } from './load.runner.js';
+import { bootstrap, platformEnv, startPlatform, type RunningPlatform } from './platform.fixture.js';
+import { codeVersion, load1, machine } from './results.report.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RESULTS_FILE = join(ROOT, 'test/bench/RESULTS.md');
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const BATCH_SIZE = 1000;
+const SENDERS = 4;
+const TARGET_RATIO = 0.5;
+/** One instant for every generation pass, so that the COPY rows are the events sent. */
+const NOW = Date.now();
+
+interface Run {
+  mode: string;
+  batchPerSecond: number;
+  copyPerSecond: number;
+  latency: { p50: number; p99: number };
+  stored: number;
+  persons: number;
+}
+
+/**
+ * Issue 6's measure: EVENTS generated events through `/batch/` in batches of 1,000 from 4
+ * concurrent senders (historical_migration, plain JSON), then the same rows by one raw COPY into
+ * an identical table (`bench_copy.events`: same columns, indexes and partitions) in the same
+ * database; on the machine's PostgreSQL and on the embedded one that `npm start` runs without
+ * DATABASE_URL. Every figure is printed and appended to RESULTS.md.
+ */
+async function main(): Promise<void> {
+  const startLoad = load1();
+  const code = codeVersion(ROOT);
+  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}`);
+  // Made before any clock starts, and kept as Buffers: a million events do not fit a default heap as strings.
+  const batches = [...inChunks(generateEvents(EVENTS, { now: NOW }), BATCH_SIZE)].map((batch) => Buffer.from(JSON.stringify(batch)));
+  const bytes = batches.reduce((sum, body) => sum + body.length, 0);
+  say(`${EVENTS} events in ${batches.length} batches, ${(bytes / 1e6).toFixed(0)} MB of JSON (${Math.round(bytes / EVENTS)} bytes an event)`);
+
+  const runs = [await serverRun(batches)];
+  if (process.env.BENCH_EMBEDDED !== '0') runs.push(await embeddedRun(batches));
+  report(runs, startLoad, code, Math.round(bytes / EVENTS));
+}
+
+async function serverRun(batches: Buffer[]): Promise<Run> {
+  const databaseUrl = await createScratchDatabase(SERVER_URL, 'analytics_ingest_bench');
+  onExit(() => dropDatabase(databaseUrl));
+  const dataDir = scratchDir();
+  const env = { ...platformEnv({ databaseUrl, secretKey: randomBytes(32).toString('base64url'), dataDir }), LOG_LEVEL: 'warn' };
+  const platform = await started(env);
+  const account = await bootstrap(ROOT, env, 'Ingestion bench');
+  return measure('PostgreSQL server (DATABASE_URL)', platform, databaseUrl, account, batches);
+}
+
+/** `npm start` with nothing configured: the embedded PostgreSQL, and the account it bootstraps. */
+async function embeddedRun(batches: Buffer[]): Promise<Run> {
+  const dataDir = scratchDir();
+  const env = { ...platformEnv({ databaseUrl: '', secretKey: randomBytes(32).toString('base64url'), dataDir }), DATABASE_URL: '', LOG_LEVEL: 'warn' };
+  const platform = await started(env);
+  const account = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { environment_id: number; project_api_key: string };
+  const databaseUrl = readFileSync(join(dataDir, 'embedded-database-url'), 'utf8').trim();
+  const run = await measure('embedded PostgreSQL (no DATABASE_URL)', platform, databaseUrl, account, batches);
+  await platform.child.stop();
+  return run;
+}
+
+async function started(env: NodeJS.ProcessEnv): Promise<RunningPlatform> {
+  const platform = await startPlatform(ROOT, env);
+  onExit(() => platform.child.stop());
+  onExit(() => reportLoggedErrors([platform.child]));
+  return platform;
+}
+
+async function measure(
+  mode: string,
+  platform: RunningPlatform,
+  databaseUrl: string,
+  account: { environment_id: number; project_api_key: string },
+  batches: Buffer[],
+): Promise<Run> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    say(`\n${mode}`);
+    const head = Buffer.from(`{"api_key":${JSON.stringify(account.project_api_key)},"historical_migration":true,"batch":`);
+    const bodies = batches.map((batch) => Buffer.concat([head, batch, Buffer.from('}')]));
+    await client.query('checkpoint');
+    const sent = await send(`${platform.url}/batch/`, bodies);
+    const batchPerSecond = EVENTS / (sent.ms / 1000);
+    say(`  /batch/: ${Math.round(batchPerSecond)} events/s (${(sent.ms / 1000).toFixed(1)} s; batch p50 ${sent.latency.p50.toFixed(0)} ms, p99 ${sent.latency.p99.toFixed(0)} ms)`);
+    const [{ stored, persons }] = (
+      await client.query<{ stored: string; persons: string }>(
+        `select (select count(*) from ingestion.events where environment_id = $1) as stored,
+                (select count(*) from ingestion.persons where environment_id = $1) as persons`,
+        [account.environment_id],
+      )
+    ).rows as [{ stored: string; persons: string }];
+    say(`  stored ${stored} events, ${persons} persons`);
+
+    await createCopyTable(client);
+    const text = [...inChunks(generateEvents(EVENTS, { now: NOW }), 10_000)].map((rows) => copyChunk(rows, account.environment_id));
+    await client.query('checkpoint');
+    const copyMs = await copyRows(client, text);
+    const copyPerSecond = EVENTS / (copyMs / 1000);
+    say(`  raw COPY: ${Math.round(copyPerSecond)} rows/s (${(copyMs / 1000).toFixed(1)} s); /batch/ ÷ COPY = ${(batchPerSecond / copyPerSecond).toFixed(2)}`);
+    await client.query('drop schema bench_copy cascade');
+    return { mode, batchPerSecond, copyPerSecond, latency: sent.latency, stored: Number(stored), persons: Number(persons) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** SENDERS loops taking the next body until none is left; every answer must be 200. */
+async function send(url: string, bodies: Buffer[]): Promise<{ ms: number; latency: { p50: number; p99: number } }> {
+  let next = 0;
+  const latencies: number[] = [];
+  const started = performance.now();
+  const sender = async () => {
+    while (next < bodies.length) {
+      const index = next++;
+      const sentAt = performance.now();
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[index] as Uint8Array<ArrayBuffer> });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`batch ${index} answered ${response.status}: ${text.slice(0, 500)}`);
+      latencies.push(performance.now() - sentAt);
+      if ((index + 1) % Math.max(1, Math.floor(bodies.length / 10)) === 0) process.stderr.write(`  … ${index + 1}/${bodies.length} batches\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: SENDERS }, sender));
+  const { p50, p99 } = percentiles(latencies);
+  return { ms: performance.now() - started, latency: { p50, p99 } };
+}
+
+function report(runs: Run[], startLoad: number, code: string, eventBytes: number): void {
+  const rows = runs.map(
+    (run) =>
+      `| ${run.mode} | ${Math.round(run.batchPerSecond).toLocaleString('en')} | ${Math.round(run.copyPerSecond).toLocaleString('en')} | ${(run.batchPerSecond / run.copyPerSecond).toFixed(2)} | ${run.latency.p50.toFixed(0)} / ${run.latency.p99.toFixed(0)} | ${run.stored.toLocaleString('en')} | ${run.persons.toLocaleString('en')} |`,
+  );
+  const table = ['| database | /batch/ events/s | raw COPY rows/s | ratio | batch p50 / p99 (ms) | events stored | persons |', '|---|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
+  const met = runs[0]!.batchPerSecond / runs[0]!.copyPerSecond >= TARGET_RATIO;
+  say(`\n${table}\n\nTarget: /batch/ at least ${TARGET_RATIO * 100}% of raw COPY on the server: ${met ? 'met' : 'not met'}.`);
+  appendFileSync(
+    RESULTS_FILE,
+    [
+      '',
+      `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — historical ingestion (ingestion.bench.ts)`,
+      '',
+      `Machine: ${machine()}. Code: ${code}. Load average (1 min) at the start: ${startLoad.toFixed(2)}.`,
+      `Run with \`npm run --silent build && node dist/test/bench/ingestion.bench.js\`. ${EVENTS.toLocaleString('en')} generated events`,
+      `(test/kit/events.ts: page views and custom events with the properties posthog-js sends, ${eventBytes} bytes of JSON an event,`,
+      `2% \`$identify\`, 0.5% \`$groupidentify\`, 20,000 users, UUIDv7 ids, one year ending 3 days ago), ${BATCH_SIZE} per batch, plain JSON`,
+      `with \`historical_migration: true\`, ${SENDERS} concurrent`,
+      'senders, through `node dist/router/main.js`; then the same rows by one `COPY … FROM STDIN` into `bench_copy.events`',
+      '(`like ingestion.events` with its indexes and the same monthly partitions) in the same database. Every',
+      '/batch/ answer was 200 and every event was stored once (counted afterwards).',
+      '',
+      table,
+      '',
+      `Target: /batch/ at least ${TARGET_RATIO * 100}% of raw COPY on the server: ${met ? 'met' : 'not met'}.`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function* inChunks<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let chunk: T[] = [];
+  for (const item of items) {
+    chunk.push(item);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'analytics-ingest-bench-'));
+  onExit(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+runBench(main);
