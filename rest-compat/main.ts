@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
+import { readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { routerExecutor } from './executors.js';
 import { createRest } from './rest.js';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       const limit = batch ? settings.MAX_INGEST_BODY_BYTES : apiBodyLimit(request.method ?? 'GET', request.url ?? '/');
       const body = await readBody(request, limit);
       if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
-      await writeResponse(await (batch ? rest.ingest : rest.handle)(toRequest(request, body)), response);
+      await writeResponse(await (batch ? rest.ingest(readRequest(request, body)) : rest.handle(toRequest(request, body))), response);
     };
     respond().catch((error: unknown) => {
       log.error({ err: error }, 'REST request failed');

@@ -11,6 +11,7 @@ import {
   type AppError,
 } from '../subgraphs/shared/errors.js';
 import { DEFAULT_MAX_INGEST_BODY_BYTES } from '../subgraphs/shared/config.js';
+import type { ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { typedBody } from './body-types.js';
@@ -43,8 +44,8 @@ export interface RestOptions {
 export interface RestLayer {
   /** Answers a request under `/api`; the body is already bounded by the listener. */
   handle(request: Request): Promise<Response>;
-  /** Answers `/batch/` (the ingest endpoint); the body is already bounded by the listener. */
-  ingest(request: Request): Promise<Response>;
+  /** Answers `/batch/` (the ingest endpoint), given the body the listener read (and bounded). */
+  ingest(request: ReadRequest): Promise<Response>;
   /** Whether a request's route takes large bodies (`largeBody`), so the listener bounds it higher. */
   takesLargeBody(method: string, url: string): boolean;
   openapi: Record<string, unknown>;

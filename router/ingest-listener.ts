@@ -1,14 +1,14 @@
 import { createServer } from 'node:http';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
-import { writeAppError, writeServerError } from '../subgraphs/shared/http.js';
+import { readRequest, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { answer, bind, isBatchPath, writeHealth, type FetchHandler, type Listener } from './listener.js';
+import { answer, bind, isBatchPath, writeHealth, type IngestHandler, type Listener } from './listener.js';
 
 export interface IngestListenerOptions {
   host: string;
   /** INGEST_PORT. */
   port: number;
-  ingest: FetchHandler;
+  ingest: IngestHandler;
   healthy: () => Promise<boolean>;
   maxIngestBodyBytes: number;
   log: Logger;
@@ -25,7 +25,7 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
       if (path === '/healthz') {
         await writeHealth(response, options.healthy);
       } else if (isBatchPath(path)) {
-        await answer(request, response, options.ingest, options.maxIngestBodyBytes);
+        await answer(request, response, options.maxIngestBodyBytes, (body) => options.ingest(readRequest(request, body)));
       } else {
         writeAppError(response, new NotFoundError());
       }

@@ -6,7 +6,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConfigError } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
+import { readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { Authenticator } from './auth.js';
 import { toContractError } from './errors.js';
@@ -16,6 +16,9 @@ import { landingPage } from './landing.js';
 /** A handler for one family of paths, in WHATWG terms. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/** `/batch/`'s handler: its megabytes come as the bytes read, not as a WHATWG stream. */
+export type IngestHandler = (request: ReadRequest) => Promise<Response>;
+
 export interface ListenerOptions {
   host: string;
   port: number;
@@ -24,7 +27,7 @@ export interface ListenerOptions {
   /** `/api/...` */
   rest: FetchHandler;
   /** `/batch/` when ingestion is mounted. */
-  ingest?: FetchHandler;
+  ingest?: IngestHandler;
   /** Largest `/batch/` body (compressed; the handler bounds it inflated). */
   maxIngestBodyBytes?: number;
   healthy: () => Promise<boolean>;
@@ -146,17 +149,20 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage());
     return;
   }
-  if (options.ingest && isBatchPath(path)) return answer(request, response, options.ingest, options.maxIngestBodyBytes ?? options.maxBodyBytes);
+  const { ingest } = options;
+  if (ingest && isBatchPath(path)) {
+    return answer(request, response, options.maxIngestBodyBytes ?? options.maxBodyBytes, (body) => ingest(readRequest(request, body)));
+  }
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
-  await answer(request, response, handler, await bodyLimit(options, request, path));
+  await answer(request, response, await bodyLimit(options, request, path), (body) => handler(toRequest(request, body)));
 }
 
-/** Reads a request's body up to `limit` (413 past it) and writes what `handler` answers. */
-export async function answer(request: IncomingMessage, response: ServerResponse, handler: FetchHandler, limit: number): Promise<void> {
+/** Reads a request's body up to `limit` (413 past it) and writes what `respond` answers for it. */
+export async function answer(request: IncomingMessage, response: ServerResponse, limit: number, respond: (body: Buffer) => Promise<Response>): Promise<void> {
   const body = await readBody(request, limit);
   if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
-  await writeResponse(await handler(toRequest(request, body)), response);
+  await writeResponse(await respond(body), response);
 }
 
 /** `/healthz`: 200 once every part is up and the database answers, 503 otherwise. */

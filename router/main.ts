@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../subgraphs/shared/logger.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
-import { listen, type FetchHandler, type Listener } from './listener.js';
+import { listen, type IngestHandler, type Listener } from './listener.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
@@ -89,7 +89,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
 }
 
 /** With INGEST_PORT set, `/batch/` gets a listener of its own too (the main one keeps serving it). */
-async function listenIngestPort(settings: Config, ingest: FetchHandler, subgraphs: Subgraphs, log: Logger, main: Listener): Promise<Listener | undefined> {
+async function listenIngestPort(settings: Config, ingest: IngestHandler, subgraphs: Subgraphs, log: Logger, main: Listener): Promise<Listener | undefined> {
   if (settings.INGEST_PORT === undefined) return undefined;
   try {
     return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, log });

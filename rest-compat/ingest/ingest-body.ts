@@ -1,6 +1,7 @@
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import { ParseError, PayloadTooLargeError, ValidationError } from '../../subgraphs/shared/errors.js';
+import type { ReadRequest } from '../../subgraphs/shared/http.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -12,33 +13,32 @@ const GZIP_MAGIC = [0x1f, 0x8b];
  * form whose `data` field holds the JSON (plain or base64). Inflating stops at `limit` bytes, so a
  * small body cannot expand into gigabytes (413). The JSON itself is the ingestion subgraph's to read.
  */
-export async function readIngestText(request: Request, limit: number): Promise<string> {
-  const url = new URL(request.url);
-  let bytes: Uint8Array = new Uint8Array(await request.arrayBuffer());
-  let compression = url.searchParams.get('compression');
-  if ((request.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
-    const form = new URLSearchParams(new TextDecoder().decode(bytes));
+export async function readIngestText(request: ReadRequest, limit: number): Promise<string> {
+  let bytes: Buffer = request.body;
+  let compression = new URL(request.url).searchParams.get('compression');
+  if ((request.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(bytes.toString('utf8'));
     compression = form.get('compression') ?? compression;
     bytes = formData(form.get('data'));
   }
-  return new TextDecoder().decode(await decompress(bytes, contentEncoding(request, compression), limit));
+  return (await decompress(bytes, contentEncoding(request, compression), limit)).toString('utf8');
 }
 
-function formData(data: string | null): Uint8Array {
+function formData(data: string | null): Buffer {
   if (data === null) throw new ValidationError('No data found. Send the events as a JSON body.', null, 'no_data');
   const trimmed = data.trim();
-  return new TextEncoder().encode(trimmed.startsWith('{') || trimmed.startsWith('[') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8'));
+  return trimmed.startsWith('{') || trimmed.startsWith('[') ? Buffer.from(trimmed) : Buffer.from(trimmed, 'base64');
 }
 
-function contentEncoding(request: Request, compression: string | null): 'gzip' | 'deflate' | null {
-  const header = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
+function contentEncoding(request: ReadRequest, compression: string | null): 'gzip' | 'deflate' | null {
+  const header = (request.header('content-encoding') ?? '').trim().toLowerCase();
   if (header === 'gzip' || header === 'x-gzip' || compression === 'gzip' || compression === 'gzip-js') return 'gzip';
   if (header === 'deflate') return 'deflate';
   if (header !== '' && header !== 'identity') throw new ValidationError(`Content-Encoding "${header}" is not supported; send gzip or plain JSON.`, null, 'unsupported_encoding');
   return null;
 }
 
-async function decompress(bytes: Uint8Array, encoding: 'gzip' | 'deflate' | null, limit: number): Promise<Uint8Array> {
+async function decompress(bytes: Buffer, encoding: 'gzip' | 'deflate' | null, limit: number): Promise<Buffer> {
   const gzipped = encoding === 'gzip' || (bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1]);
   if (!gzipped && encoding !== 'deflate') return bytes;
   try {

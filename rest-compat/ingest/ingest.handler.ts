@@ -1,4 +1,5 @@
 import { AppError, contractError, MethodNotAllowedError } from '../../subgraphs/shared/errors.js';
+import type { ReadRequest } from '../../subgraphs/shared/http.js';
 import type { Logger } from '../../subgraphs/shared/logger.js';
 import { errorResponse } from '../errors.js';
 import type { RouterExecutor } from '../rest.js';
@@ -31,7 +32,7 @@ export interface IngestOptions {
  * costs the router a walk over every value). The answer is PostHog's `{"status": "Ok"}`, sent once the batch is
  * committed; failures carry the contract's error body.
  */
-export function createIngest(options: IngestOptions): (request: Request) => Promise<Response> {
+export function createIngest(options: IngestOptions): (request: ReadRequest) => Promise<Response> {
   return async (request) => {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
     if (request.method !== 'POST') return fail(new MethodNotAllowedError(request.method), { allow: 'POST, OPTIONS' });

@@ -34,6 +34,30 @@ export function toRequest(request: IncomingMessage, body: Buffer): Request {
   return new Request(url, { method, headers, body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body) });
 }
 
+/**
+ * A request whose body the listener has read, for handlers that take megabytes: a WHATWG Request
+ * would copy the body into a stream only for the handler to read it back.
+ */
+export interface ReadRequest {
+  method: string;
+  /** The URL the caller asked for. */
+  url: string;
+  header(name: string): string | undefined;
+  body: Buffer;
+}
+
+export function readRequest(request: IncomingMessage, body: Buffer): ReadRequest {
+  return {
+    method: request.method ?? 'GET',
+    url: publicUrl(request),
+    header: (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    body,
+  };
+}
+
 /** Writes a WHATWG Response to a Node response, streaming its body. */
 export async function writeResponse(result: Response, response: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};

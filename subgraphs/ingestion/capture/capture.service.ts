@@ -4,7 +4,8 @@ import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { PROFILES_QUEUED_TOPIC } from '../profiles/profile.queue.js';
-import { readBatch, type BatchInput } from './batch.rules.js';
+import { identify, readBatch, type BatchInput, type EventDocuments } from './batch.rules.js';
+import type { CapturedEvent } from './captured-event.js';
 import { batchToken } from './batch-token.js';
 import { writeBatch } from './batch.writer.js';
 import { unknownKey } from './capture.errors.js';
@@ -21,10 +22,10 @@ export interface BatchOutcome {
 }
 
 /**
- * Takes a batch of events for the environment its project API key names: the key, then every
- * event, are checked first; then everything is written in one transaction, and the answer comes
- * only after the commit. Nothing of a rejected batch is stored. Persons and groups change right
- * after, in the profile worker.
+ * Takes a batch of events for the environment its project API key names: the key's shape and
+ * every event are checked first, then the key is looked up; then everything is written in one
+ * transaction, and the answer comes only after the commit. Nothing of a rejected batch is stored.
+ * Persons and groups change right after, in the profile worker.
  */
 export class CaptureService {
   constructor(
@@ -35,24 +36,49 @@ export class CaptureService {
 
   /** A capture request's body, as `/batch/` receives it (JSON text). */
   ingestPayload(payload: string): Promise<BatchOutcome> {
-    return this.ingest(readPayload(payload));
+    return this.write(read(readPayload(payload)));
   }
 
-  async ingest(input: BatchInput): Promise<BatchOutcome> {
-    if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
-    const token = batchToken(input.api_key, input.batch);
-    const target = await projectsFacade.findIngestionTarget(this.em, token);
+  ingest(input: BatchInput): Promise<BatchOutcome> {
+    return this.write(read(input));
+  }
+
+  private async write(batch: ReadBatch): Promise<BatchOutcome> {
+    const target = await projectsFacade.findIngestionTarget(this.em, batch.token);
     if (!target) throw unknownKey();
-    const started = Date.now();
-    const received = input.batch.length;
-    const historical = input.historical_migration === true;
-    const documents = input.documents ?? { json: JSON.stringify(input.batch), path: 'array' };
-    // From here on only the events as read are kept: the parsed request can go before the writes.
-    const { kept, dropped } = applyRestrictions(readBatch(input, target.environment_id, started), target.restrictions);
-    const { stored, queuedProfiles } = kept.length > 0 ? await writeBatch(this.em, target, kept, documents, this.log) : { stored: 0, queuedProfiles: false };
+    const { kept, dropped } = applyRestrictions(identify(batch.events, target.environment_id), target.restrictions);
+    const { stored, queuedProfiles } = kept.length > 0 ? await writeBatch(this.em, target, kept, batch.documents, this.log) : { stored: 0, queuedProfiles: false };
     if (queuedProfiles) await this.pubsub.publish(PROFILES_QUEUED_TOPIC, { environment_id: target.environment_id });
+    const { received } = batch;
     const outcome: BatchOutcome = { status: 'Ok', received, stored, duplicates: received - dropped - stored, dropped };
-    this.log.debug({ environment_id: target.environment_id, ...outcome, historical, ms: Date.now() - started }, 'batch ingested');
+    this.log.debug({ environment_id: target.environment_id, ...outcome, historical: batch.historical, ms: Date.now() - batch.started }, 'batch ingested');
     return outcome;
   }
+}
+
+/** What writing a batch needs of it once read: the parsed request is not kept past this. */
+interface ReadBatch {
+  token: string;
+  events: CapturedEvent[];
+  documents: EventDocuments;
+  received: number;
+  historical: boolean;
+  started: number;
+}
+
+/**
+ * The key's shape and every event, checked before anything is awaited, so that the parsed request
+ * dies young (a batch's objects would otherwise outlive a database round trip or two).
+ */
+function read(input: BatchInput): ReadBatch {
+  if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
+  const started = Date.now();
+  return {
+    token: batchToken(input.api_key, input.batch),
+    events: readBatch(input, started),
+    documents: input.documents ?? { json: JSON.stringify(input.batch), path: 'array' },
+    received: input.batch.length,
+    historical: input.historical_migration === true,
+    started,
+  };
 }

@@ -22,7 +22,10 @@ export interface GroupUpdate {
 export interface CapturedEvent {
   /** Its place in the batch, for errors. */
   index: number;
+  /** As sent, or derived from `derived_from` once the environment is known (empty until then). */
   uuid: string;
+  /** For an event sent without a uuid: what its uuid is derived from (with the environment). */
+  derived_from: string | null;
   event: string;
   distinct_id: string;
   /** When it happened, as stored: `2024-05-01T12:00:00.123456Z`. */

@@ -1,5 +1,5 @@
+import { createHash } from 'node:crypto';
 import { isUuid } from '../../shared/validation.js';
-import { uuidV5 } from '../name-uuid.js';
 import { eventError } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
 import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.js';
@@ -11,12 +11,8 @@ export const MAX_EVENT_NAME_LENGTH = 200;
 /** The API document's rule for historical imports. */
 export const HISTORICAL_MIN_AGE_MS = 48 * 3_600_000;
 
-/** Namespace of the ids derived for events sent without one. */
-const EVENT_NAMESPACE = '1b2b4cd2-64b1-4f3e-8f6a-7d0c3c3e9a51';
-
 /** What every event of a batch is read against. */
 export interface BatchContext {
-  environment_id: number;
   historical_migration: boolean;
   sent_at: EventTime | null;
   /** When the batch arrived, in milliseconds. */
@@ -42,9 +38,11 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
   const groups = properties.$groups;
   if (groups !== undefined && !isObject(groups)) throw eventError(index, 'properties__$groups', 'Expected a dictionary of group keys by group type.', 'invalid');
   const groupTypes = Object.keys(groups ?? {}).filter((type) => type.trim() !== '');
+  const uuid = eventUuid(input.uuid, index);
   return {
     index,
-    uuid: eventUuid(input.uuid, index) ?? derivedUuid(context.environment_id, distinctId, event, formatEventTime(given), properties),
+    uuid: uuid ?? '',
+    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), properties),
     event,
     distinct_id: distinctId,
     timestamp: formatEventTime(time),
@@ -124,7 +122,7 @@ function eventUuid(value: unknown, index: number): string | null {
   return value.toLowerCase();
 }
 
-/** Same environment, person, name, time and content: same id, so a retried batch stores nothing twice. */
-function derivedUuid(environmentId: number, distinctId: string, event: string, timestamp: string, properties: JsonObject): string {
-  return uuidV5(`${environmentId}\n${distinctId}\n${event}\n${timestamp}\n${JSON.stringify(properties)}`, EVENT_NAMESPACE);
+/** Person, name, time and a hash of the content: with the environment, what an event's derived uuid comes from. */
+function contentKey(distinctId: string, event: string, timestamp: string, properties: JsonObject): string {
+  return `${distinctId}\n${event}\n${timestamp}\n${createHash('sha256').update(JSON.stringify(properties)).digest('hex')}`;
 }

@@ -16,16 +16,8 @@ export async function storeEvents(em: EntityManager, environmentId: number, even
   const rows = JSON.stringify(events.map(({ index, uuid, event, distinct_id, timestamp }) => ({ index, uuid, event, distinct_id, timestamp })));
   const known = await executeBound<{ uuid: string }>(
     em,
-    `with payload as (
-       select ?::jsonb as doc
-     ), documents as (
-       select d.doc, d.n - 1 as index
-         from payload, jsonb_array_elements(case ? when 'batch' then payload.doc -> 'batch' when 'single' then jsonb_build_array(payload.doc) else payload.doc end)
-              with ordinality as d(doc, n)
-     ), input as (
-       select x.uuid, x.event, x.distinct_id, x.timestamp, ${PROPERTIES} as properties
-         from jsonb_to_recordset(?::jsonb) as x(index int, uuid uuid, event text, distinct_id text, timestamp timestamptz)
-         join documents d using (index)
+    `with input as (
+       select * from jsonb_to_recordset(?::jsonb) as x(index int, uuid uuid, event text, distinct_id text, timestamp timestamptz)
      ), fresh as (
        insert into ingestion.event_ids (environment_id, uuid, timestamp)
        select ?, uuid, timestamp from input
@@ -33,14 +25,19 @@ export async function storeEvents(em: EntityManager, environmentId: number, even
        returning uuid
      ), stored as (
        insert into ingestion.events (uuid, environment_id, event, distinct_id, timestamp, properties)
-       select input.uuid, ?, input.event, input.distinct_id, input.timestamp, input.properties from input join fresh using (uuid)
+       select input.uuid, ?, input.event, input.distinct_id, input.timestamp, ${PROPERTIES}
+         from input join fresh using (uuid)
+         join (select d.doc, d.n - 1 as index from jsonb_array_elements(${DOCUMENTS}) with ordinality as d(doc, n)) d using (index)
        returning uuid
      )
      select uuid from input where uuid not in (select uuid from stored)`,
-    [documents.json, documents.path, rows, environmentId, environmentId],
+    [rows, environmentId, environmentId, documents.path, documents.json],
   );
   return new Set(known.map((row) => row.uuid));
 }
+
+/** The events' documents in the JSON text: its path (`?`), then the text (`?`). */
+const DOCUMENTS = `(select case ? when 'batch' then payload -> 'batch' when 'single' then jsonb_build_array(payload) else payload end from (select ?::jsonb as payload) as p)`;
 
 /** A document's properties (an object, else none), with its top-level `$set` and `$set_once` merged into theirs. */
 const PROPERTIES = `(

@@ -12,11 +12,13 @@ const PROFILES_LOCK = 0x70726f66;
 /** Queued batches applied in one transaction: one load and one write of persons for all of them. */
 const BATCHES_PER_PASS = 20;
 const SWEEP_MS = 1000;
+/** Batches announced within this share a pass: at a stream's pace, a few dozen batches a second. */
+const GATHER_MS = 200;
 
 /**
  * Applies queued person and group changes, environment by environment, in the order their batches
- * were queued: at once when a batch announces some, and every second for those queued by another
- * process. Persons and groups follow their events within moments, as in PostHog's pipeline.
+ * were queued: a moment after a batch announces some, and every second for those queued by
+ * another process. Persons and groups follow their events within moments, as in PostHog's pipeline.
  */
 export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker {
   return startPeriodicWorker({
@@ -34,6 +36,7 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
     log,
     failure: 'profile update pass failed',
     wakeUps: pubsub.subscribe(PROFILES_QUEUED_TOPIC),
+    gatherMs: GATHER_MS,
   });
 }
 

@@ -8,8 +8,13 @@ export interface PeriodicWork {
   log: Logger;
   /** How a failed pass is logged. */
   failure: string;
-  /** Announcements that work was queued (pub/sub): each starts a pass at once. */
+  /** Announcements that work was queued (pub/sub): each starts a pass, at once or after `gatherMs`. */
   wakeUps?: AsyncIterableIterator<unknown>;
+  /**
+   * How long a wake-up waits for others before its pass starts: one pass then serves all the work
+   * announced meanwhile (work that comes in a stream costs a pass per announcement otherwise).
+   */
+  gatherMs?: number;
   /** Runs last on stop (closing connections the work used). */
   onStop?: () => void;
 }
@@ -43,10 +48,18 @@ export function startPeriodicWorker(work: PeriodicWork): Worker {
     return running;
   };
 
+  let gathering: NodeJS.Timeout | undefined;
+  const wakeUp = () => {
+    if (!work.gatherMs) return void pass();
+    gathering ??= setTimeout(() => {
+      gathering = undefined;
+      void pass();
+    }, work.gatherMs);
+  };
   if (work.wakeUps) {
     const wakeUps = work.wakeUps;
     void (async () => {
-      for await (const _ of wakeUps) void pass();
+      for await (const _ of wakeUps) wakeUp();
     })();
   }
   const timer = setInterval(() => void pass(), work.everyMs);
@@ -61,6 +74,7 @@ export function startPeriodicWorker(work: PeriodicWork): Worker {
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(gathering);
       await work.wakeUps?.return?.();
       await running;
       work.onStop?.();
