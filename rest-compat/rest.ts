@@ -226,17 +226,20 @@ function withExplicitNulls(document: DocumentNode, variables: Record<string, unk
   return added.length === 0 ? variables : { ...variables, ...Object.fromEntries(added.map((field) => [field, null])) };
 }
 
-/** Lists answer `next`/`previous` as relative references; REST callers get absolute URLs of their request. */
+/**
+ * Lists answer `next` (and `previous`, where they have one) as relative references; REST callers
+ * get absolute URLs of their request.
+ */
 function absolutizePageLinks(result: ExecutionResult, publicUrl: URL): void {
   for (const value of Object.values(result.data ?? {})) {
     const page = value as { next?: unknown; previous?: unknown } | null;
-    if (!page || typeof page !== 'object' || !('next' in page) || !('previous' in page)) continue;
+    if (!page || typeof page !== 'object' || !('next' in page)) continue;
     page.next = absolutePageUrl(publicUrl, page.next as string | null);
-    page.previous = absolutePageUrl(publicUrl, page.previous as string | null);
+    if ('previous' in page) page.previous = absolutePageUrl(publicUrl, page.previous as string | null);
   }
 }
 
-/** The request's own URL with `limit`/`offset` of a relative page reference (`?limit=…&offset=…`). */
+/** The request's own URL with the parameters of a relative page reference (`?limit=…&offset=…`, `?limit=…&cursor=…`). */
 function absolutePageUrl(request: URL, reference: string | null): string | null {
   if (reference === null) return null;
   const target = new URL(request.toString());

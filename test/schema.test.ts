@@ -17,6 +17,7 @@ describe('generated schema artefacts', () => {
       'schema/openapi.json',
       'schema/subgraphs/accounts.graphql',
       'schema/subgraphs/customer-profiles.graphql',
+      'schema/subgraphs/ingestion.graphql',
       'schema/subgraphs/llm-analytics.graphql',
       'schema/subgraphs/projects.graphql',
       'schema/supergraph.graphql',

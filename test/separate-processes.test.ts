@@ -7,6 +7,8 @@ import { api, gql } from './kit/http.js';
 import { BUILD_DIR, freePort, startPlatform, type Platform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
+import { subgraphs } from '../subgraphs/index.js';
+import { anEvent } from './kit/ingest.js';
 
 /** Starts a built entry point and resolves with the first stdout line that matches. */
 function startProcess(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; line: string }> {
@@ -42,7 +44,7 @@ describe('the parts as separate processes', () => {
       LOG_LEVEL: 'warn',
     };
     const urls: string[] = [];
-    for (const name of ['accounts', 'projects', 'customer-profiles', 'llm-analytics']) {
+    for (const { name } of subgraphs) {
       const { child, line } = await startProcess(`${BUILD_DIR}/subgraphs/cli/subgraph.cli.js`, [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
       children.push(child);
       urls.push(`${name}=${line}`);
@@ -66,5 +68,12 @@ describe('the parts as separate processes', () => {
     expect((await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/customer_profile_configs/`)).status).toBe(401);
     const viaRouter = await gql(`${router.url}/graphql`, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { name } } } }', { p: tenant.environment_id }, tenant.personal_api_key);
     expect(viaRouter.data.customer_profile_configs.results).toEqual([{ project: { name: 'Default project' } }]);
+
+    // /batch/ from the REST process, persons from the ingestion subgraph's own worker.
+    const batch = await api(restUrl, 'POST', '/batch/', { body: { api_key: tenant.project_api_key, historical_migration: true, batch: [anEvent({ distinct_id: 'apart' })] } });
+    expect(batch).toMatchObject({ status: 200, body: { status: 'Ok' } });
+    const events = await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/events/`, { key: tenant.personal_api_key });
+    expect(events.body.results.map((event: { distinct_id: string }) => event.distinct_id)).toEqual(['apart']);
+    await expect.poll(async () => (await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/persons/`, { key: tenant.personal_api_key })).body.count, { timeout: 10_000 }).toBe(1);
   });
 });

@@ -31,6 +31,8 @@ export async function writeBatch(em: EntityManager, target: IngestionTarget, eve
       return await em.transactional((tx) => writeInTransaction(tx, target, events, documents));
     } catch (error) {
       const code = (error as { code?: string }).code;
+      // PostgreSQL reads JSON recursively: properties nested tens of thousands deep exhaust its stack.
+      if (code === '54001') throw new ValidationError('The properties of an event nest too deeply to be stored.', 'batch', 'too_deep');
       if (attempt >= MAX_ATTEMPTS || !(code === '40P01' || code === '40001' || code === '23514')) throw error;
       if (code === '23514') forgetPartitions();
       log.warn({ code, attempt }, 'batch write retried');

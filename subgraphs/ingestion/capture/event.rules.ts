@@ -42,7 +42,7 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
   return {
     index,
     uuid: uuid ?? '',
-    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), properties),
+    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), properties, index),
     event,
     distinct_id: distinctId,
     timestamp: formatEventTime(time),
@@ -123,6 +123,13 @@ function eventUuid(value: unknown, index: number): string | null {
 }
 
 /** Person, name, time and a hash of the content: with the environment, what an event's derived uuid comes from. */
-function contentKey(distinctId: string, event: string, timestamp: string, properties: JsonObject): string {
-  return `${distinctId}\n${event}\n${timestamp}\n${createHash('sha256').update(JSON.stringify(properties)).digest('hex')}`;
+function contentKey(distinctId: string, event: string, timestamp: string, properties: JsonObject, index: number): string {
+  let content: string;
+  try {
+    content = JSON.stringify(properties);
+  } catch (error) {
+    if (error instanceof RangeError) throw eventError(index, 'properties', 'The properties nest too deeply to be stored.', 'too_deep');
+    throw error;
+  }
+  return `${distinctId}\n${event}\n${timestamp}\n${createHash('sha256').update(content).digest('hex')}`;
 }

@@ -1,3 +1,4 @@
+import { exceedsDepth, MAX_JSON_DEPTH } from '../../shared/validation.js';
 import { eventError } from './capture.errors.js';
 import type { GroupUpdate, PersonUpdate } from './captured-event.js';
 import { isObject, typeName, type JsonObject } from './json.js';
@@ -69,10 +70,12 @@ function optionalId(value: unknown, attr: string, index: number): string | null 
   return text === '' ? null : text;
 }
 
+/** A person or group property change: an object, and (as it is queued as JSON) one nested within reason. */
 function objectProperty(properties: JsonObject, key: string, index: number): JsonObject | null {
   const value = properties[key];
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw eventError(index, `properties__${key}`, `Invalid data. Expected a dictionary, but got ${typeName(value)}.`, 'invalid');
+  if (exceedsDepth(value, MAX_JSON_DEPTH)) throw eventError(index, `properties__${key}`, `This value nests deeper than ${MAX_JSON_DEPTH} levels.`, 'too_deep');
   return value;
 }
 

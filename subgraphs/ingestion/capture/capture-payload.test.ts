@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../shared/errors.js';
+import { readPayload } from './capture-payload.js';
+
+const refusal = (text: string) => {
+  try {
+    readPayload(text);
+  } catch (error) {
+    if (error instanceof AppError) return { status: error.status, message: error.message, ...error.extensions };
+    throw error;
+  }
+  throw new Error('accepted');
+};
+
+describe('readPayload', () => {
+  it("reads PostHog's three shapes, keeping the text for the database", () => {
+    const envelope = JSON.stringify({ api_key: 'phc_a', historical_migration: true, sent_at: '2026-01-01T00:00:00Z', batch: [{ event: 'x' }] });
+    expect(readPayload(envelope)).toEqual({
+      api_key: 'phc_a',
+      historical_migration: true,
+      sent_at: '2026-01-01T00:00:00Z',
+      batch: [{ event: 'x' }],
+      documents: { json: envelope, path: 'batch' },
+    });
+    expect(readPayload('{"token": "phc_b", "batch": []}').api_key).toBe('phc_b');
+    expect(readPayload('[{"event": "x"}]')).toMatchObject({ batch: [{ event: 'x' }], documents: { path: 'array' } });
+    expect(readPayload('{"event": "x", "api_key": "phc_c"}')).toMatchObject({ batch: [{ event: 'x', api_key: 'phc_c' }], documents: { path: 'single' } });
+  });
+
+  it('answers 400 for text that is no JSON, nothing, or neither an object nor a list', () => {
+    expect(refusal('{"batch": [')).toMatchObject({ status: 400, code: 'parse_error' });
+    expect(refusal('  ')).toMatchObject({ status: 400, code: 'no_data' });
+    expect(refusal('"events"')).toMatchObject({ status: 400, code: 'invalid' });
+  });
+
+  it('answers 400 for envelope fields of the wrong type', () => {
+    expect(refusal('{"historical_migration": "yes", "batch": []}')).toMatchObject({ attr: 'historical_migration', code: 'invalid' });
+    expect(refusal('{"api_key": 12, "batch": []}')).toMatchObject({ attr: 'api_key' });
+    expect(refusal('{"sent_at": false, "batch": []}')).toMatchObject({ attr: 'sent_at' });
+  });
+
+  it('replaces NUL characters and unpaired surrogates, which PostgreSQL cannot store, and then hands the database the cleaned events', () => {
+    const input = readPayload('{"batch": [{"event": "a\\u0000b", "properties": {"k\\ud800": "v"}}]}');
+    expect(input.batch).toEqual([{ event: 'a\ufffdb', properties: { ['k\ufffd']: 'v' } }]);
+    expect(input.documents).toEqual({ json: JSON.stringify(input.batch), path: 'array' });
+  });
+});
