@@ -51,7 +51,7 @@ describe('events', () => {
     const seen: string[] = [];
     let url: string | null = `${stack.url}/api/environments/${owner.environment_id}/events/?limit=4&distinct_id=alice`;
     while (url) {
-      const page = await fetch(url, { headers: { authorization: `Bearer ${owner.personal_api_key}` } }).then((response) => response.json() as Promise<{ next: string | null; results: { id: string }[] }>);
+      const page: { next: string | null; results: { id: string }[] } = await fetch(url, { headers: { authorization: `Bearer ${owner.personal_api_key}` } }).then((response) => response.json() as never);
       seen.push(...page.results.map((event) => event.id));
       if (page.next) expect(page.next).toContain('distinct_id=alice');
       url = page.next;

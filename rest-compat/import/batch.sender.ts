@@ -1,0 +1,92 @@
+/** An event of a batch: the file line it came from and its JSON. */
+export interface LineEvent {
+  line: number;
+  json: string;
+}
+
+/** A line the server or the importer would not take, and why. */
+export interface Reject {
+  line: number;
+  reason: string;
+}
+
+/** The import cannot go on (the key was refused, the host is no ingestion endpoint, the server stayed away). */
+export class ImportAbort extends Error {}
+
+export interface SenderOptions {
+  url: string;
+  token: string;
+  retryForMs: number;
+  /** Told when a retry starts and when the batch goes through. */
+  onRetry?: (retrying: boolean, why: string) => void;
+}
+
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/**
+ * Delivers one batch: `historical_migration` set, retried with backoff while the network or the
+ * server fails (5xx, 429), for up to `retryForMs`. A 400 naming an event rejects that event and
+ * sends the rest again; a 400 naming none, or a 413, splits the batch in halves until the event at
+ * fault is alone. A retried batch stores nothing twice: the server knows its events by uuid.
+ * Answers the rejects; throws ImportAbort when the import cannot go on.
+ */
+export async function deliver(events: LineEvent[], options: SenderOptions): Promise<Reject[]> {
+  const rejects: Reject[] = [];
+  const parts: LineEvent[][] = events.length > 0 ? [events] : [];
+  while (parts.length > 0) {
+    const part = parts.shift()!;
+    const { status, body } = await postWithRetry(part, options);
+    if (status === 200) continue;
+    if (status === 401 || status === 403) throw new ImportAbort(`the server refused the project API key: ${body.detail ?? status}`);
+    const index = /^batch__(\d+)(__|$)/.exec(String(body.attr ?? ''))?.[1];
+    if (status === 400 && index !== undefined && Number(index) < part.length) {
+      rejects.push({ line: part[Number(index)]!.line, reason: `${body.code}: ${body.detail}` });
+      const rest = part.filter((_, position) => position !== Number(index));
+      if (rest.length > 0) parts.unshift(rest);
+    } else if (status === 400 || status === 413) {
+      if (part.length === 1) rejects.push({ line: part[0]!.line, reason: `${body.code ?? status}: ${body.detail ?? 'refused'}` });
+      else parts.unshift(part.slice(0, part.length / 2), part.slice(part.length / 2));
+    } else {
+      throw new ImportAbort(`${options.url} answered ${status}${body.detail ? `: ${body.detail}` : ''} (is --host the platform's ingest address?)`);
+    }
+  }
+  return rejects;
+}
+
+async function postWithRetry(part: LineEvent[], options: SenderOptions): Promise<{ status: number; body: Record<string, unknown> }> {
+  const body = `{"api_key":${JSON.stringify(options.token)},"historical_migration":true,"batch":[${part.map((event) => event.json).join(',')}]}`;
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    let why: string;
+    try {
+      const response = await fetch(options.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      const text = await response.text();
+      if (response.status < 500 && response.status !== 429) {
+        if (attempt > 0) options.onRetry?.(false, 'delivered');
+        return { status: response.status, body: parsed(text) };
+      }
+      why = `${response.status} ${text.slice(0, 200)}`;
+    } catch (error) {
+      why = (error as Error).cause ? String((error as { cause: Error }).cause.message ?? (error as Error).cause) : (error as Error).message;
+    }
+    if (Date.now() - started > options.retryForMs) throw new ImportAbort(`gave up on a batch after ${Math.round((Date.now() - started) / 1000)} s: ${why}`);
+    options.onRetry?.(true, why);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt)));
+  }
+}
+
+function parsed(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
