@@ -50,6 +50,14 @@ describe('embedded mode (no DATABASE_URL, no REDIS_URL)', () => {
     const viaGraphql = await gql(`${platform.url}/graphql`, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { count results { id project { name } } } }', { p: boot.environment_id }, boot.personal_api_key);
     expect(viaGraphql.data.customer_profile_configs).toEqual({ count: 1, results: [{ id: created.body.id, project: { name: 'Default project' } }] });
 
+    // Historical ingestion on the embedded database, read back through the API.
+    const batch = await api(platform.url, 'POST', '/batch/', {
+      body: { api_key: boot.project_api_key, historical_migration: true, batch: [{ event: 'embedded', distinct_id: 'local', timestamp: new Date(Date.now() - 3 * 86_400_000).toISOString() }] },
+    });
+    expect(batch).toMatchObject({ status: 200, body: { status: 'Ok' } });
+    const events = await api(platform.url, 'GET', `/api/environments/${boot.environment_id}/events/`, { key: boot.personal_api_key });
+    expect(events.body.results.map((event: { event: string }) => event.event)).toEqual(['embedded']);
+
     const landing = await fetch(platform.url);
     expect(await landing.text()).toContain('/graphql');
     const explorer = await fetch(`${platform.url}/graphql`, { headers: { accept: 'text/html' } });
@@ -65,6 +73,8 @@ describe('embedded mode (no DATABASE_URL, no REDIS_URL)', () => {
     const again = await api(platform.url, 'GET', `/api/environments/${boot.environment_id}/customer_profile_configs/${created.body.id}/`, { key: boot.personal_api_key });
     expect(again.status).toBe(200);
     expect(again.body.content).toEqual({ kept: true });
+    const kept = await api(platform.url, 'GET', `/api/environments/${boot.environment_id}/events/`, { key: boot.personal_api_key });
+    expect(kept.body.results).toHaveLength(1);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(boot);
   });
 

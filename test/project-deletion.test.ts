@@ -6,6 +6,7 @@ import { startDeletionWorker } from '../subgraphs/deletion.worker.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { api } from './kit/http.js';
+import { anEvent, applyProfiles, postBatch } from './kit/ingest.js';
 import { addMember, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
@@ -16,6 +17,14 @@ const count = async (sql: string, id: number) => Number((await db.query(sql, [id
 const projectRows = (id: number) => count('select count(*) from projects.projects where id = $1', id);
 const environmentRows = (id: number) => count('select count(*) from projects.environments where project_id = $1', id);
 const configRows = (id: number) => count('select count(*) from customer_profiles.customer_profile_configs where environment_id = $1', id);
+/** Every row ingestion keeps for an environment, in all its tables. */
+const ingestionRows = (id: number) =>
+  count(
+    `select (select count(*) from ingestion.events where environment_id = $1) + (select count(*) from ingestion.event_ids where environment_id = $1)
+          + (select count(*) from ingestion.persons where environment_id = $1) + (select count(*) from ingestion.person_distinct_ids where environment_id = $1)
+          + (select count(*) from ingestion.groups where environment_id = $1) + (select count(*) from ingestion.profile_updates where environment_id = $1) as count`,
+    id,
+  );
 
 async function withConfig(tenant: Tenant): Promise<void> {
   const created = await api(stack.url, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, { key: tenant.personal_api_key, body: { scope: 'person' } });
@@ -33,9 +42,13 @@ afterAll(async () => {
 });
 
 describe('DELETE a project', () => {
-  it('answers 204, hides the project at once, and removes it and its data in the background', async () => {
+  it('answers 204, hides the project at once, and removes it and its data (events too) in the background', async () => {
     const tenant = await seedTenant(inject('databaseUrl'), 'delete');
     await withConfig(tenant);
+    const batch = [anEvent(), anEvent({ event: '$identify', properties: { $set: { a: 1 } } }), anEvent({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme' } })];
+    expect((await postBatch(stack, { api_key: tenant.project_api_key, historical_migration: true, batch })).status).toBe(200);
+    await applyProfiles(stack);
+    expect(await ingestionRows(tenant.environment_id)).toBeGreaterThan(6);
     const path = `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`;
     const deleted = await api(stack.url, 'DELETE', path, { key: tenant.personal_api_key });
     expect(deleted.status).toBe(204);
@@ -47,6 +60,9 @@ describe('DELETE a project', () => {
     expect(await projectRows(tenant.project_id)).toBe(0);
     expect(await environmentRows(tenant.project_id)).toBe(0);
     expect(await configRows(tenant.environment_id)).toBe(0);
+    expect(await ingestionRows(tenant.environment_id)).toBe(0);
+    // Its token sends nothing anywhere any more.
+    expect((await postBatch(stack, { api_key: tenant.project_api_key, batch: [anEvent()] })).status).toBe(401);
   });
 
   it('is for admins with project:write; another organization gets 403 and nothing changes', async () => {
