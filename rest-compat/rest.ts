@@ -18,6 +18,7 @@ import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
+import { batchPath } from './ingest/ingest.openapi.js';
 import { shapeOpenApi } from './openapi.js';
 import { RouteMatcher, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
@@ -118,7 +119,8 @@ export function createRest(options: RestOptions): RestLayer {
       },
     }),
   );
-  const openapi = shapeOpenApi((sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument, routes, API_PREFIX);
+  const shaped = shapeOpenApi((sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument, routes, API_PREFIX);
+  const openapi = { ...shaped, paths: { '/batch/': batchPath, ...(shaped.paths as Record<string, unknown>) } };
 
   return {
     openapi,

@@ -163,6 +163,8 @@ describe('REST contract: customer profile configs', () => {
     expect(schema.status).toBe(200);
     expect(schema.body.openapi).toMatch(/^3\./);
     expect(Object.keys(schema.body.paths)).toContain('/api/environments/{project_id}/customer_profile_configs/');
+    expect(Object.keys(schema.body.paths)).toEqual(expect.arrayContaining(['/batch/', '/api/environments/{project_id}/events/', '/api/projects/{project_id}/persons/{id}/']));
+    expect(schema.body.paths['/batch/'].post.security).toEqual([]);
     expect(Object.keys(schema.body.paths).some((path) => path.includes('webhook'))).toBe(false);
     const docs = await fetch(`${stack.url}/api/docs/`);
     expect(docs.status).toBe(200);

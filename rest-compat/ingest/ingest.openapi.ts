@@ -1,0 +1,57 @@
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- OpenAPI documents are free-form JSON
+type Json = Record<string, any>;
+
+const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+/** `POST /batch/` in the OpenAPI document: it is no SOFA route, so it is described here. */
+export const batchPath: Json = {
+  post: {
+    operationId: 'ingest_batch',
+    summary: 'Ingest a batch of events (historical imports and normal capture)',
+    description:
+      'The `{ingest_url}` of the API document (section 4.9): PostHog capture shapes (an envelope, a list of events, or one event), JSON, gzip (`Content-Encoding: gzip`, `?compression=gzip-js`, or gzip bytes) or form data (`data`). Authenticated by the project API key in the body, not a personal key. All or nothing: one bad event is a 400 naming it (`attr` `batch__<index>__<field>`), and nothing is stored. With `historical_migration`, every event must be at least 48 hours old. Events are known by `uuid` (or one derived from their content): a retried batch stores nothing twice.',
+    security: [],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['batch'],
+            properties: {
+              api_key: { type: 'string', description: 'The project API key (`phc_…`); `token` is read too.' },
+              historical_migration: { type: 'boolean', default: false },
+              sent_at: { type: 'string', format: 'date-time', description: "When the client sent the batch: corrects the events' times for its clock." },
+              batch: {
+                type: 'array',
+                minItems: 1,
+                items: {
+                  type: 'object',
+                  required: ['event', 'timestamp'],
+                  properties: {
+                    event: { type: 'string', maxLength: 200 },
+                    distinct_id: { type: 'string', maxLength: 200, description: 'Here, as `$distinct_id`, or in `properties`.' },
+                    timestamp: { type: 'string', format: 'date-time' },
+                    uuid: { type: 'string', format: 'uuid' },
+                    properties: { type: 'object', additionalProperties: true },
+                    $set: { type: 'object', additionalProperties: true },
+                    $set_once: { type: 'object', additionalProperties: true },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'Stored (the answer comes after the commit).',
+        content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['Ok'] } } } } },
+      },
+      '400': error('Bad input: `attr` names the event and field (`batch__3__timestamp`).'),
+      '401': error('No project API key, or one no project has (`missing_api_key`, `invalid_api_key`).'),
+      '413': error('Body over 20 MB, compressed or once inflated.'),
+    },
+  },
+};
