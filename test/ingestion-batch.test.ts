@@ -1,5 +1,7 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { listenIngest } from '../router/ingest-listener.js';
+import { createLogger } from '../subgraphs/shared/logger.js';
 import { sql } from './kit/db.js';
 import { api, gql } from './kit/http.js';
 import { anEvent, applyProfiles, daysAgo, eventCount, postBatch } from './kit/ingest.js';
@@ -273,6 +275,12 @@ describe('POST /batch/', () => {
     const preflight = await fetch(`${stack.ingestUrl}/batch`, { method: 'OPTIONS' });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('fails naming INGEST_PORT when its port is taken', async () => {
+    const port = Number(new URL(stack.url).port);
+    const failure = await listenIngest({ host: '127.0.0.1', port, ingest: async () => new Response(), healthy: async () => true, maxIngestBodyBytes: 1, log: createLogger('silent') }).catch((error: Error) => error.message);
+    expect(failure).toBe(`invalid setting INGEST_PORT: 127.0.0.1:${port} is already in use`);
   });
 
   it('serves /batch/ on the API listener too, and the ingest listener serves nothing else', async () => {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockProfiles } from './profiles/profile.queue.js';
 
 /**
  * What a deleted environment leaves here: its events (every partition), their ids, persons with
@@ -8,6 +9,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 export async function deleteIngestionData(em: EntityManager, environmentIds: number[]): Promise<void> {
   if (environmentIds.length === 0) return;
   await em.transactional(async (tx) => {
+    // A profile pass in progress finishes first: it would otherwise make persons of a deleted environment.
+    for (const id of [...environmentIds].sort((a, b) => a - b)) await lockProfiles(tx, id, true);
     for (const table of ['events', 'event_ids', 'profile_updates', 'person_distinct_ids', 'persons', 'groups']) {
       await tx.execute(`delete from ingestion.${table} where environment_id in (?)`, [environmentIds]);
     }

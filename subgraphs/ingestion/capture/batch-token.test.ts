@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors.js';
 import { batchToken } from './batch-token.js';
+import { refusal as refusalOf } from './refusal.fixture.js';
 
-function refusal(envelope: string | null, events: unknown[] = []) {
-  try {
-    batchToken(envelope, events);
-  } catch (error) {
-    if (error instanceof AppError) return { status: error.status, message: error.message, ...error.extensions };
-    throw error;
-  }
-  throw new Error('accepted');
-}
+const refusal = (envelope: string | null, events: unknown[] = []) => refusalOf(() => batchToken(envelope, events));
 
 describe('batchToken', () => {
   it("takes the envelope's key, trimmed, over the events' own", () => {

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors.js';
 import { readPayload } from './capture-payload.js';
+import { refusal as refusalOf } from './refusal.fixture.js';
 
-const refusal = (text: string) => {
-  try {
-    readPayload(text);
-  } catch (error) {
-    if (error instanceof AppError) return { status: error.status, message: error.message, ...error.extensions };
-    throw error;
-  }
-  throw new Error('accepted');
-};
+const refusal = (text: string) => refusalOf(() => readPayload(text));
 
 describe('readPayload', () => {
   it("reads PostHog's three shapes, keeping the text for the database", () => {

@@ -5,6 +5,22 @@ import type { ProfileEntry } from './profile-entry.js';
 /** Announced after a batch with profile changes commits: the worker starts a pass. */
 export const PROFILES_QUEUED_TOPIC = 'ingestion.profiles_queued';
 
+/** One environment's profile work at a time, across processes (the second key is its id). */
+const PROFILES_LOCK = 0x70726f66;
+
+/**
+ * Takes the environment's profile lock for the caller's transaction: waiting for it (`wait`), or
+ * answering at once whether it was free.
+ */
+export async function lockProfiles(em: EntityManager, environmentId: number, wait: boolean): Promise<boolean> {
+  if (wait) {
+    await em.execute('select pg_advisory_xact_lock(?, ?)', [PROFILES_LOCK, environmentId]);
+    return true;
+  }
+  const [row] = await em.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?, ?) as locked', [PROFILES_LOCK, environmentId]);
+  return row?.locked === true;
+}
+
 /** Queues a batch's profile entries, in the caller's (the batch's) transaction. */
 export async function enqueueProfiles(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
   if (entries.length === 0) return;

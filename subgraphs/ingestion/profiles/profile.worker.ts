@@ -5,10 +5,8 @@ import { saveGroups } from '../groups/group.repository.js';
 import { PersonBook } from '../persons/person.book.js';
 import { loadPersons, savePersons } from '../persons/person.repository.js';
 import { knownPersons } from './known-persons.js';
-import { forgetProfiles, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles } from './profile.queue.js';
+import { forgetProfiles, lockProfiles, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles } from './profile.queue.js';
 
-/** One environment's profile work at a time, across processes (the second key is its id). */
-const PROFILES_LOCK = 0x70726f66;
 /** Queued batches applied in one transaction: one load and one write of persons for all of them. */
 const BATCHES_PER_PASS = 20;
 const SWEEP_MS = 1000;
@@ -47,8 +45,7 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
 export async function applyQueued(em: EntityManager, environmentId: number): Promise<number> {
   let book: PersonBook | undefined;
   const applied = await em.transactional(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?, ?) as locked', [PROFILES_LOCK, environmentId]);
-    if (!lock?.locked) return 0;
+    if (!(await lockProfiles(tx, environmentId, false))) return 0;
     const { ids, entries } = await takeProfiles(tx, environmentId, BATCHES_PER_PASS);
     const people = entries.filter((entry) => entry.person);
     if (people.length > 0) {
