@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, gql } from './kit/http.js';
 import { anEvent, applyProfiles, postBatch } from './kit/ingest.js';
@@ -80,6 +81,28 @@ describe('events', () => {
   it('answers 400 for a cursor or a time it cannot read', async () => {
     expect(await rest('events/?cursor=bm9wZQ')).toMatchObject({ status: 400, body: { attr: 'cursor' } });
     expect(await rest('events/?after=yesterday')).toMatchObject({ status: 400, body: { attr: 'after' } });
+  });
+});
+
+describe('events storage', () => {
+  it.each([
+    ['time', '', '_environment_id_timestamp_uuid_idx'],
+    ['event name', 'and event = $2', '_environment_id_event_timestamp_idx'],
+    ['distinct id', 'and distinct_id = $2', '_environment_id_distinct_id_timestamp_idx'],
+  ])('reads an environment by %s through an index, from the month partitions the time range names', async (_by, condition, index) => {
+    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    await client.connect();
+    try {
+      await client.query('set enable_seqscan = off');
+      const values: unknown[] = [owner.environment_id, ...(condition ? ['signed_up'] : []), at(0), at(30)];
+      const range = `timestamp >= $${values.length - 1} and timestamp < $${values.length}`;
+      const { rows } = await client.query(`explain (format json) select uuid from ingestion.events where environment_id = $1 ${condition} and ${range} order by timestamp desc limit 100`, values);
+      const plan = JSON.stringify(rows[0]['QUERY PLAN']);
+      expect(plan).toContain(`events_p202601${index}`);
+      expect(plan).not.toMatch(/events_p2025|events_before_2000/);
+    } finally {
+      await client.end();
+    }
   });
 });
 

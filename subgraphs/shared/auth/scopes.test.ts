@@ -17,8 +17,8 @@ describe('grants', () => {
 });
 
 describe('isKnownScope', () => {
-  it('knows the documented scopes and *, nothing else', () => {
-    for (const scope of ['*', 'llm_provider_key:read', 'llm_analytics:write', 'batch_export:write', 'conversation:read', 'customer_profile_config:write', 'endpoint:read', 'project:write']) {
+  it('knows the documented scopes, PostHog\'s query, person and group, and *, nothing else', () => {
+    for (const scope of ['*', 'llm_provider_key:read', 'llm_analytics:write', 'batch_export:write', 'conversation:read', 'customer_profile_config:write', 'endpoint:read', 'project:write', 'query:read', 'person:read', 'group:read']) {
       expect(isKnownScope(scope), scope).toBe(true);
     }
     for (const scope of ['INTERNAL', 'project:delete', 'project', 'nothing:read', '']) expect(isKnownScope(scope), scope).toBe(false);
