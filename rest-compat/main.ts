@@ -1,10 +1,10 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
+import { isBatchPath, readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { routerExecutor } from './executors.js';
 import { createRest } from './rest.js';
@@ -12,7 +12,7 @@ import { createRest } from './rest.js';
 /**
  * `node dist/rest-compat/main.js`: the REST layer alone (`/api/...` and `/batch/`), on PORT,
  * sending every operation over HTTP to the router at ROUTER_URL (callers' Authorization headers
- * pass through unchanged).
+ * pass through unchanged), and `/batch/` to the router's own.
  */
 async function main(): Promise<void> {
   const settings = config();
@@ -25,15 +25,23 @@ async function main(): Promise<void> {
   });
   const apiBodyLimit = (method: string, url: string) =>
     rest.takesLargeBody(method, url) ? Math.max(settings.MAX_LARGE_BODY_BYTES, settings.MAX_BODY_BYTES) : settings.MAX_BODY_BYTES;
+  // The router's /graphql bounds anonymous bodies at MAX_BODY_BYTES, and a batch has no personal
+  // key: the router's own /batch/ (the same ingest handler) takes it whole.
+  const routerBatch = new URL('/batch/', settings.ROUTER_URL);
+  const forwardBatch = (request: IncomingMessage, url: URL, body: Buffer) => {
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'content-encoding']) if (typeof request.headers[name] === 'string') headers[name] = request.headers[name];
+    return fetch(new URL(url.search, routerBatch), { method: request.method, headers, body: request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(body) });
+  };
   const server = createServer((request, response) => {
     const respond = async () => {
-      const path = new URL(request.url ?? '/', 'http://rest').pathname;
-      const batch = path === '/batch' || path === '/batch/';
-      if (!batch && path !== '/api' && !path.startsWith('/api/')) return writeAppError(response, new NotFoundError());
+      const url = new URL(request.url ?? '/', 'http://rest');
+      const batch = isBatchPath(url.pathname);
+      if (!batch && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return writeAppError(response, new NotFoundError());
       const limit = batch ? settings.MAX_INGEST_BODY_BYTES : apiBodyLimit(request.method ?? 'GET', request.url ?? '/');
       const body = await readBody(request, limit);
       if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
-      await writeResponse(await (batch ? rest.ingest(readRequest(request, body)) : rest.handle(toRequest(request, body))), response);
+      await writeResponse(await (batch ? forwardBatch(request, url, body) : rest.handle(toRequest(request, body))), response);
     };
     respond().catch((error: unknown) => {
       log.error({ err: error }, 'REST request failed');

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
-import { readRequest, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
+import { isBatchPath, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { answer, bind, isBatchPath, writeHealth, type IngestHandler, type Listener } from './listener.js';
+import { answerIngest, bind, writeHealth, type IngestHandler, type Listener } from './listener.js';
 
 export interface IngestListenerOptions {
   host: string;
@@ -25,7 +25,7 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
       if (path === '/healthz') {
         await writeHealth(response, options.healthy);
       } else if (isBatchPath(path)) {
-        await answer(request, response, options.maxIngestBodyBytes, (body) => options.ingest(readRequest(request, body)));
+        await answerIngest(request, response, options.ingest, options.maxIngestBodyBytes);
       } else {
         writeAppError(response, new NotFoundError());
       }

@@ -6,8 +6,9 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConfigError } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { isBatchPath, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
+import { Slots } from '../subgraphs/shared/slots.js';
 import type { Authenticator } from './auth.js';
 import { toContractError } from './errors.js';
 import { headerValue, type RouterContext } from './gateway.js';
@@ -150,9 +151,7 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
     return;
   }
   const { ingest } = options;
-  if (ingest && isBatchPath(path)) {
-    return answer(request, response, options.maxIngestBodyBytes ?? options.maxBodyBytes, (body) => ingest(readRequest(request, body)));
-  }
+  if (ingest && isBatchPath(path)) return answerIngest(request, response, ingest, options.maxIngestBodyBytes ?? options.maxBodyBytes);
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
   await answer(request, response, await bodyLimit(options, request, path), (body) => handler(toRequest(request, body)));
@@ -171,9 +170,22 @@ export async function writeHealth(response: ServerResponse, healthy: () => Promi
   response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
 }
 
-export function isBatchPath(path: string): boolean {
-  return path === '/batch' || path === '/batch/';
+/**
+ * Batches handled at once by this process: each may hold tens of megabytes (read, parsed, sent on),
+ * so the rest wait, unread, for a turn. Shared by every listener that serves `/batch/`.
+ */
+const INGEST_SLOTS = new Slots(8);
+
+/** `/batch/`: a turn first, then the body (so a waiting request holds no memory), then the handler. */
+export async function answerIngest(request: IncomingMessage, response: ServerResponse, ingest: IngestHandler, limit: number): Promise<void> {
+  const release = await INGEST_SLOTS.acquire();
+  try {
+    await answer(request, response, limit, (body) => ingest(readRequest(request, body)));
+  } finally {
+    release();
+  }
 }
+
 
 /**
  * The REST paths that take whole traces, and GraphQL requests of a known key (any operation may

@@ -8,7 +8,7 @@ import { anEvent, applyProfiles, daysAgo, eventCount, postBatch } from './kit/in
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
-const MAX_INGEST_BODY = 256 * 1024;
+const MAX_INGEST_BODY = 4 * 1024 * 1024;
 
 let stack: Stack;
 let tenant: Tenant;
@@ -138,6 +138,34 @@ describe('POST /batch/', () => {
       expect(project.body.group_types.map((type: { group_type: string }) => type.group_type)).toEqual(['a', 'b', 'c', 'd', 'e']);
     });
 
+    it('answers 400, never 500, for values JavaScript reads but PostgreSQL cannot store', async () => {
+      const owner = await freshTenant();
+      const huge = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"n": 1e999999}}]}`);
+      expect(await postBatch(stack, huge)).toMatchObject({ status: 400, body: { type: 'validation_error', attr: 'batch' } });
+      const nested = `${'['.repeat(70)}"a\\u0000b"${']'.repeat(70)}`;
+      const deepNul = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"deep": ${nested}}}]}`);
+      const deepNulAnswer = await postBatch(stack, deepNul);
+      expect(deepNulAnswer.text).toBe('{"status":"Ok"}');
+      expect(JSON.stringify((await stored(owner))[0].properties)).toContain('a\ufffdb');
+      const deepAndNul = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"a": "\\u0000", "b": ${'['.repeat(100_000)}1${']'.repeat(100_000)}}}]}`);
+      expect(await postBatch(stack, deepAndNul)).toMatchObject({ status: 400, body: { code: 'too_deep' } });
+      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(1);
+    });
+
+    it('answers 413 for an event whose properties pass a megabyte, naming it, and stores nothing of the batch', async () => {
+      const owner = await freshTenant();
+      const response = await postBatch(stack, envelope(owner.project_api_key, [anEvent(), anEvent({ properties: { blob: 'x'.repeat(1_100_000) } })]));
+      expect(response).toMatchObject({ status: 413, body: { code: 'event_too_large', attr: 'batch__1__properties' } });
+      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(0);
+    });
+
+    it('refuses group type names over 400 characters in $groups', async () => {
+      expect(await postBatch(stack, envelope(tenant.project_api_key, [anEvent({ properties: { $groups: { ['t'.repeat(401)]: 'k' } } })]))).toMatchObject({
+        status: 400,
+        body: { attr: 'batch__0__properties__$groups', code: 'max_length' },
+      });
+    });
+
     it('answers 400 for properties nested beyond what can be stored, never 500', async () => {
       const deep = `{"a": ${'['.repeat(100_000)}1${']'.repeat(100_000)}}`;
       const body = Buffer.from(`{"api_key": "${tenant.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "uuid": "${crypto.randomUUID()}", "properties": ${deep}}]}`);
@@ -189,12 +217,15 @@ describe('POST /batch/', () => {
       expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(4);
     });
 
-    it('reads form data whose `data` holds the JSON, plain or base64', async () => {
+    it('reads form data whose `data` holds the JSON, plain or base64 (even with its + left unencoded)', async () => {
       const owner = await freshTenant();
       const form = { 'content-type': 'application/x-www-form-urlencoded' };
       expect((await postBatch(stack, Buffer.from(new URLSearchParams({ data: body(owner).toString() }).toString()), form)).status).toBe(200);
       expect((await postBatch(stack, Buffer.from(new URLSearchParams({ data: body(owner).toString('base64') }).toString()), form)).status).toBe(200);
-      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(2);
+      let withPlus = body(owner).toString('base64');
+      for (let pad = 0; !withPlus.includes('+'); pad++) withPlus = Buffer.from(JSON.stringify(envelope(owner.project_api_key, [anEvent({ properties: { pad: '~'.repeat(pad) } })]))).toString('base64');
+      expect((await postBatch(stack, Buffer.from(`data=${withPlus}`), form)).status).toBe(200);
+      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(3);
     });
 
     it('answers 400 for a broken gzip body and an encoding it does not know', async () => {
@@ -231,6 +262,13 @@ describe('POST /batch/', () => {
       const at = (name: string) => Date.parse(events.find((event: { event: string }) => event.event === name).timestamp);
       expect(at('kept')).toBe(Date.parse(timestamp));
       expect(Math.abs(at('skewed') - (Date.parse(timestamp) - 3_600_000))).toBeLessThan(1000);
+    });
+
+    it('keeps the own time of an event whose sent_at is from another era', async () => {
+      const owner = await freshTenant();
+      const timestamp = daysAgo(400);
+      await postBatch(stack, { api_key: owner.project_api_key, sent_at: '9999-12-31T00:00:00Z', batch: [anEvent({ timestamp })] });
+      expect(Date.parse((await stored(owner))[0].timestamp)).toBe(Date.parse(timestamp));
     });
 
     it('takes an event dated more than 23 hours ahead as sent now (normal ingestion)', async () => {

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { subgraphNamed } from '../subgraphs/index.js';
+import { takeProfiles } from '../subgraphs/ingestion/profiles/profile.queue.js';
+import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { sql } from './kit/db.js';
 import { api } from './kit/http.js';
 import { anEvent, applyProfiles, daysAgo, postBatch } from './kit/ingest.js';
@@ -102,6 +106,36 @@ describe('persons', () => {
     await expect
       .poll(async () => (await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/persons/`, { key: owner.personal_api_key })).body.count, { timeout: 5000 })
       .toBe(1);
+  });
+});
+
+describe('the profile worker', () => {
+  it('lets an environment whose queued changes cannot be applied wait, and goes on with the others', async () => {
+    const broken = await project();
+    const poison = [{ distinct_id: 'x', time: 0, person: null, group: { group_type_index: null, group_key: 'k', group_set: {} } }];
+    await sql(inject('databaseUrl'), 'insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values ($1, $2, 1, now())', [broken.owner.environment_id, JSON.stringify(poison)]);
+    const healthy = await project();
+    await healthy.send({ distinct_id: 'fine' });
+    expect((await healthy.persons()).map((person) => person.distinct_ids)).toEqual([['fine']]);
+    const [{ count }] = await sql<{ count: string }>(inject('databaseUrl'), 'select count(*) from ingestion.profile_updates where environment_id = $1', [broken.owner.environment_id]);
+    expect(Number(count)).toBe(1);
+  });
+
+  it('takes queued batches up to a number of entries, at least one, in the order they were queued', async () => {
+    const { owner } = await project();
+    for (const entries of [15_000, 10_000, 1]) {
+      await sql(inject('databaseUrl'), 'insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values ($1, $2, $3, now())', [owner.environment_id, JSON.stringify([{ distinct_id: `n${entries}` }]), entries]);
+    }
+    const orm = await MikroORM.init(ormOptions(subgraphNamed('ingestion'), inject('databaseUrl'), 1));
+    try {
+      const take = (budget: number) => takeProfiles(orm.em.fork(), owner.environment_id, budget).then(({ entries }) => entries.map((entry) => entry.distinct_id));
+      expect(await take(20_000)).toEqual(['n15000']);
+      expect(await take(25_000)).toEqual(['n15000', 'n10000']);
+      expect(await take(100)).toEqual(['n15000']);
+    } finally {
+      await orm.close();
+      await sql(inject('databaseUrl'), 'delete from ingestion.profile_updates where environment_id = $1', [owner.environment_id]);
+    }
   });
 });
 

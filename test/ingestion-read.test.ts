@@ -122,6 +122,8 @@ describe('persons and groups', () => {
       created_at: '2026-01-10T12:00:00.000Z',
     });
     expect((await rest('persons/?search=ALICE@')).body.results.map((person: { id: string }) => person.id)).toEqual([personUuid]);
+    expect((await rest('persons/?search=bob')).body.count).toBe(1);
+    expect((await rest('persons/?search=email')).body.count).toBe(0);
     expect((await rest(`persons/${personUuid}/`)).body.name).toBe('alice@example.com');
     expect((await rest(`persons/${crypto.randomUUID()}/`)).status).toBe(404);
   });
@@ -130,6 +132,7 @@ describe('persons and groups', () => {
     const groups = await rest('groups/?group_type_index=0');
     expect(groups.body.results).toEqual([{ group_type_index: 0, group_key: 'acme', group_properties: { name: 'Acme Inc' }, created_at: '2026-01-10T12:21:00.000Z' }]);
     expect((await rest('groups/?group_type_index=0&search=acme%20inc')).body.count).toBe(1);
+    expect((await rest('groups/?group_type_index=0&search=name')).body.count).toBe(0);
     expect((await rest('groups/find/?group_type_index=0&group_key=acme')).body.group_key).toBe('acme');
     expect((await rest('groups/find/?group_type_index=0&group_key=nobody')).status).toBe(404);
     expect(await rest('groups/')).toMatchObject({ status: 400, body: { attr: 'group_type_index', code: 'required' } });

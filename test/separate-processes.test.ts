@@ -8,7 +8,7 @@ import { BUILD_DIR, freePort, startPlatform, type Platform } from './kit/process
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 import { subgraphs } from '../subgraphs/index.js';
-import { anEvent } from './kit/ingest.js';
+import { generateEvents } from './kit/events.js';
 
 /** Starts a built entry point and resolves with the first stdout line that matches. */
 function startProcess(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; line: string }> {
@@ -69,11 +69,14 @@ describe('the parts as separate processes', () => {
     const viaRouter = await gql(`${router.url}/graphql`, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { name } } } }', { p: tenant.environment_id }, tenant.personal_api_key);
     expect(viaRouter.data.customer_profile_configs.results).toEqual([{ project: { name: 'Default project' } }]);
 
-    // /batch/ from the REST process, persons from the ingestion subgraph's own worker.
-    const batch = await api(restUrl, 'POST', '/batch/', { body: { api_key: tenant.project_api_key, historical_migration: true, batch: [anEvent({ distinct_id: 'apart' })] } });
+    // /batch/ from the REST process (well over the 1 MiB of an anonymous GraphQL request), persons
+    // from the ingestion subgraph's own worker.
+    const large = [...generateEvents(1000, { users: 1 })].map((event) => ({ ...event, distinct_id: 'apart' }));
+    const batch = await api(restUrl, 'POST', '/batch/', { body: { api_key: tenant.project_api_key, historical_migration: true, batch: large } });
+    expect(JSON.stringify(large).length).toBeGreaterThan(1_048_576);
     expect(batch).toMatchObject({ status: 200, body: { status: 'Ok' } });
-    const events = await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/events/`, { key: tenant.personal_api_key });
-    expect(events.body.results.map((event: { distinct_id: string }) => event.distinct_id)).toEqual(['apart']);
+    const events = await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/events/?limit=1000`, { key: tenant.personal_api_key });
+    expect(events.body.results).toHaveLength(1000);
     await expect.poll(async () => (await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/persons/`, { key: tenant.personal_api_key })).body.count, { timeout: 10_000 }).toBe(1);
   });
 });

@@ -22,14 +22,16 @@ export interface SenderOptions {
 }
 
 const FIRST_DELAY_MS = 500;
+/** A 500 is the server's defect, not a passing state: after this many the batch is split to find the event behind it. */
+const TRIES_ON_500 = 3;
 const MAX_DELAY_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 
 /**
  * Delivers one batch: `historical_migration` set, retried with backoff while the network or the
- * server fails (5xx, 429), for up to `retryForMs`. A 400 naming an event rejects that event and
- * sends the rest again; a 400 naming none, or a 413, splits the batch in halves until the event at
- * fault is alone. A retried batch stores nothing twice: the server knows its events by uuid.
+ * server is away (network, 502-504, 429), for up to `retryForMs`. A 400 naming an event rejects that
+ * event and sends the rest again; a 400 naming none, a 413, or a 500 that does not pass splits the
+ * batch in halves until the event at fault is alone, and rejects it with the server's words. A retried batch stores nothing twice: the server knows its events by uuid.
  * Answers the rejects; throws ImportAbort when the import cannot go on.
  */
 export async function deliver(events: LineEvent[], options: SenderOptions): Promise<Reject[]> {
@@ -45,7 +47,7 @@ export async function deliver(events: LineEvent[], options: SenderOptions): Prom
       rejects.push({ line: part[Number(index)]!.line, reason: `${body.code}: ${body.detail}` });
       const rest = part.filter((_, position) => position !== Number(index));
       if (rest.length > 0) parts.unshift(rest);
-    } else if (status === 400 || status === 413) {
+    } else if (status === 400 || status === 413 || status === 500) {
       if (part.length === 1) rejects.push({ line: part[0]!.line, reason: `${body.code ?? status}: ${body.detail ?? 'refused'}` });
       else parts.unshift(part.slice(0, part.length / 2), part.slice(part.length / 2));
     } else {
@@ -58,6 +60,7 @@ export async function deliver(events: LineEvent[], options: SenderOptions): Prom
 async function postWithRetry(part: LineEvent[], options: SenderOptions): Promise<{ status: number; body: Record<string, unknown> }> {
   const body = `{"api_key":${JSON.stringify(options.token)},"historical_migration":true,"batch":[${part.map((event) => event.json).join(',')}]}`;
   const started = Date.now();
+  let failures500 = 0;
   for (let attempt = 0; ; attempt++) {
     let why: string;
     try {
@@ -68,7 +71,8 @@ async function postWithRetry(part: LineEvent[], options: SenderOptions): Promise
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
       const text = await response.text();
-      if (response.status < 500 && response.status !== 429) {
+      if (response.status === 500) failures500++;
+      if ((response.status < 500 && response.status !== 429) || failures500 >= TRIES_ON_500) {
         if (attempt > 0) options.onRetry?.(false, 'delivered');
         return { status: response.status, body: parsed(text) };
       }

@@ -20,7 +20,8 @@ export interface ImportOptions {
 export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run import -- --file events.jsonl[.gz] --token phc_… [--host URL]
-  [--batch-size 1000] [--concurrency 4] [--checkpoint FILE] [--rejects FILE] [--retry-for-seconds 600]`;
+  [--batch-size 1000] [--max-batch-bytes 8388608] [--concurrency 4] [--checkpoint FILE] [--rejects FILE]
+  [--retry-for-seconds 600]`;
 
 /** The command line, checked: a bad or missing option is a UsageError naming it. */
 export function importOptions(argv: string[]): ImportOptions {

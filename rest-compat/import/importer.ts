@@ -1,4 +1,4 @@
-import { appendFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { deliver, type LineEvent, type Reject } from './batch.sender.js';
 import { exportedEvent } from './export-line.js';
 import { loadCheckpoint, saveCheckpoint, trimRejects, type Checkpoint } from './import.checkpoint.js';
@@ -27,14 +27,20 @@ interface Batch {
   rejects: (Reject & { text: string })[];
   /** Each event's line as the file has it, for the rejects file. */
   texts: Map<number, string>;
-  /** How many of `events` the server refused. */
+  /** How many of `events` the server refused, and took, once the batch is stored. */
   refused: number;
+  sent: number;
   state: 'open' | 'sending' | 'stored' | 'failed';
   delivered?: Promise<void>;
 }
 
 /** Checkpoints are written at most this often (each is an fsync); the last one when the import ends. */
 const CHECKPOINT_EVERY_MS = 1000;
+/**
+ * Batches kept while an earlier one is still being sent (it may retry for minutes): past this,
+ * reading waits, so memory stays bounded.
+ */
+const AHEAD_PER_SENDER = 8;
 
 /**
  * Imports a JSON-lines file through `/batch/`, `concurrency` batches at a time. Lines are done in
@@ -51,6 +57,8 @@ export class Importer {
   private savedAt = 0;
   private readonly order: Batch[] = [];
   private failure: unknown;
+  /** Checkpoint moves run one after another: two would write the same temporary file at once. */
+  private advancing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: ImportOptions,
@@ -103,7 +111,7 @@ export class Importer {
   }
 
   private newBatch(): Batch {
-    return { lastLine: 0, events: [], bytes: 0, rejects: [], texts: new Map(), refused: 0, state: 'open' };
+    return { lastLine: 0, events: [], bytes: 0, rejects: [], texts: new Map(), refused: 0, sent: 0, state: 'open' };
   }
 
   private add(batch: Batch, line: number, text: string): void {
@@ -116,13 +124,15 @@ export class Importer {
     const json = JSON.stringify(read.event);
     batch.events.push({ line, json });
     batch.texts.set(line, text);
-    batch.bytes += json.length + 1;
+    batch.bytes += Buffer.byteLength(json) + 1;
   }
 
   /** Sends a batch once fewer than `concurrency` are in flight. */
   private async dispatch(batch: Batch): Promise<void> {
     const sending = () => this.order.filter((pending) => pending.state === 'sending');
-    while (sending().length >= this.options.concurrency) await Promise.race(sending().map((pending) => pending.delivered));
+    while (sending().length >= this.options.concurrency || this.order.length >= this.options.concurrency * AHEAD_PER_SENDER) {
+      await Promise.race(sending().map((pending) => pending.delivered));
+    }
     this.order.push(batch);
     batch.state = 'sending';
     batch.delivered = deliver(batch.events, {
@@ -138,6 +148,10 @@ export class Importer {
         batch.rejects.push(...refused.map((reject) => ({ ...reject, text: batch.texts.get(reject.line)! })));
         batch.refused = refused.length;
         batch.state = 'stored';
+        // What waits for the checkpoint is only the counts and the rejects.
+        batch.sent = batch.events.length - refused.length;
+        batch.events = [];
+        batch.texts.clear();
         await this.advance(false);
       },
       (error: unknown) => {
@@ -147,27 +161,46 @@ export class Importer {
     );
   }
 
+  private advance(force: boolean): Promise<void> {
+    // A checkpoint that cannot be written (a full disk) ends the import, as a refused batch does.
+    this.advancing = this.advancing.then(() => this.advanceNow(force)).catch((error: unknown) => {
+      this.failure ??= error;
+    });
+    return this.advancing;
+  }
+
   /**
    * Moves the checkpoint over the batches stored from the start of the file (a failed or unfinished
    * one stops it), writing their rejects first; saved at most every second unless `force`.
    */
-  private async advance(force: boolean): Promise<void> {
+  private async advanceNow(force: boolean): Promise<void> {
     let moved = false;
     while (this.order[0]?.state === 'stored') {
       const batch = this.order.shift()!;
       if (batch.rejects.length > 0) {
         const text = batch.rejects.map((reject) => `${JSON.stringify({ line: reject.line, reason: reject.reason, text: reject.text })}\n`).join('');
-        await appendFile(this.options.rejects, text);
+        await appendRejects(this.options.rejects, text);
         this.checkpoint.rejects_bytes += Buffer.byteLength(text);
       }
       this.checkpoint.line = batch.lastLine;
       this.checkpoint.rejected += batch.rejects.length;
-      this.checkpoint.sent += batch.events.length - batch.refused;
+      this.checkpoint.sent += batch.sent;
       moved = true;
     }
     if ((moved || force) && (force || Date.now() - this.savedAt >= CHECKPOINT_EVERY_MS)) {
       this.savedAt = Date.now();
       await saveCheckpoint(this.options.checkpoint, this.checkpoint);
     }
+  }
+}
+
+/** Appended and synced before the checkpoint that counts them is: after a crash, the file holds at least what the checkpoint says. */
+async function appendRejects(path: string, text: string): Promise<void> {
+  const file = await open(path, 'a');
+  try {
+    await file.write(text);
+    await file.sync();
+  } finally {
+    await file.close();
   }
 }

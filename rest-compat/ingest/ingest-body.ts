@@ -27,7 +27,8 @@ export async function readIngestText(request: ReadRequest, limit: number): Promi
 function formData(data: string | null): Buffer {
   if (data === null) throw new ValidationError('No data found. Send the events as a JSON body.', null, 'no_data');
   const trimmed = data.trim();
-  return trimmed.startsWith('{') || trimmed.startsWith('[') ? Buffer.from(trimmed) : Buffer.from(trimmed, 'base64');
+  // A '+' of base64 sent unencoded in a form reads as a space: PostHog's capture puts it back too.
+  return trimmed.startsWith('{') || trimmed.startsWith('[') ? Buffer.from(trimmed) : Buffer.from(trimmed.replaceAll(' ', '+'), 'base64');
 }
 
 function contentEncoding(request: ReadRequest, compression: string | null): 'gzip' | 'deflate' | null {

@@ -4,7 +4,7 @@ import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
 import { reachEnvironment } from './environments/environment-placement.js';
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
-import { findIngestionTarget, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
+import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
 import { UserPlacementService, type CurrentPlacement } from './users/user-placement.service.js';
 
 export type { BootstrapInput, BootstrapResult, CurrentPlacement, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
@@ -21,7 +21,10 @@ export const projectsFacade = {
   /** The live environment a project API token sends events to, with its ingestion restrictions; null for none. */
   findIngestionTarget: (em: EntityManager, token: string): Promise<IngestionTarget | null> => findIngestionTarget(em, token),
 
-  /** Sets an environment's `ingested_event`, in the caller's transaction. */
+  /** Holds a live project for the caller's transaction (its deletion waits); false when it is deleted. */
+  holdLiveProject: (em: EntityManager, projectId: number): Promise<boolean> => holdLiveProject(em, projectId),
+
+  /** Sets an environment's `ingested_event`. */
   markIngested: (em: EntityManager, environmentId: number): Promise<void> => markIngested(em, environmentId),
 
   /** Indexes of a project's group types, new names mapped to free ones (at most five), in the caller's transaction. */

@@ -51,8 +51,12 @@ const schema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */
   MAX_LARGE_BODY_BYTES: z.coerce.number().int().positive().max(60 * 1_048_576).default(16 * 1_048_576),
-  /** Largest `/batch/` body, compressed or once inflated (PostHog's capture takes 20 MB). */
-  MAX_INGEST_BODY_BYTES: z.coerce.number().int().positive().max(256 * 1_048_576).default(DEFAULT_MAX_INGEST_BODY_BYTES),
+  /**
+   * Largest `/batch/` body, compressed or once inflated (PostHog's capture takes 20 MB). At most
+   * 30 MiB: the JSON reaches the ingestion subgraph as a string inside a GraphQL request, where
+   * escaping can double it, and a subgraph reads 64 MiB at most.
+   */
+  MAX_INGEST_BODY_BYTES: z.coerce.number().int().positive().max(30 * 1_048_576).default(DEFAULT_MAX_INGEST_BODY_BYTES),
   /**
    * Set, the router does not start subgraphs itself but routes to running ones: `name=url` pairs
    * separated by commas, and supergraph.yaml's routing_url for any subgraph not named (`*` alone

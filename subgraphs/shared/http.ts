@@ -34,6 +34,11 @@ export function toRequest(request: IncomingMessage, body: Buffer): Request {
   return new Request(url, { method, headers, body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body) });
 }
 
+/** The ingest endpoint's path (`{ingest_url}/batch/`), with or without the trailing slash. */
+export function isBatchPath(path: string): boolean {
+  return path === '/batch' || path === '/batch/';
+}
+
 /**
  * A request whose body the listener has read, for handlers that take megabytes: a WHATWG Request
  * would copy the body into a stream only for the handler to read it back.

@@ -65,15 +65,14 @@ export function mayHoldUnstorable(jsonText: string): boolean {
 /**
  * Replaces what PostgreSQL cannot store in a parsed JSON value's strings and keys (NUL characters
  * and unpaired surrogates) with U+FFFD, in place, as PostHog's ingestion does for values bound
- * for PostgreSQL. Iterative; levels below `max` are left to the depth check.
+ * for PostgreSQL. Iterative, and to every level: what it leaves would fail the write.
  */
-export function replaceUnstorable<T>(value: T, max: number = MAX_JSON_DEPTH): T {
+export function replaceUnstorable<T>(value: T): T {
   if (typeof value === 'string') return storable(value) as T;
-  const pending: [Record<string, unknown> | unknown[], number][] = [];
-  if (value !== null && typeof value === 'object') pending.push([value as Record<string, unknown>, 0]);
+  const pending: (Record<string, unknown> | unknown[])[] = [];
+  if (value !== null && typeof value === 'object') pending.push(value as Record<string, unknown>);
   while (pending.length > 0) {
-    const [container, depth] = pending.pop()!;
-    if (depth >= max) continue;
+    const container = pending.pop()!;
     for (const key of Object.keys(container)) {
       const child = (container as Record<string, unknown>)[key];
       const fixedKey = Array.isArray(container) ? key : storable(key);
@@ -84,7 +83,7 @@ export function replaceUnstorable<T>(value: T, max: number = MAX_JSON_DEPTH): T 
       } else if (fixedChild !== child) {
         (container as Record<string, unknown>)[key] = fixedChild;
       }
-      if (fixedChild !== null && typeof fixedChild === 'object') pending.push([fixedChild as Record<string, unknown>, depth + 1]);
+      if (fixedChild !== null && typeof fixedChild === 'object') pending.push(fixedChild as Record<string, unknown>);
     }
   }
   return value;

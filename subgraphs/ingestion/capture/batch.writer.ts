@@ -3,11 +3,12 @@ import { projectsFacade, type IngestionTarget } from '../../projects/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { ensurePartitions, forgetPartitions } from '../events/event-partitions.js';
-import { storeEvents } from '../events/event.repository.js';
+import { MAX_EVENT_PROPERTIES_BYTES, storeEvents } from '../events/event.repository.js';
 import { isNoop, knownPersons } from '../profiles/known-persons.js';
 import { profileEntries } from '../profiles/profile-entry.js';
 import { enqueueProfiles } from '../profiles/profile.queue.js';
 import type { EventDocuments } from './batch.rules.js';
+import { eventTooLarge, refusedData, unknownKey } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
 
 const MAX_ATTEMPTS = 5;
@@ -31,8 +32,8 @@ export async function writeBatch(em: EntityManager, target: IngestionTarget, eve
       return await em.transactional((tx) => writeInTransaction(tx, target, events, documents));
     } catch (error) {
       const code = (error as { code?: string }).code;
-      // PostgreSQL reads JSON recursively: properties nested tens of thousands deep exhaust its stack.
-      if (code === '54001') throw new ValidationError('The properties of an event nest too deeply to be stored.', 'batch', 'too_deep');
+      const refused = refusedData(error);
+      if (refused) throw refused;
       if (attempt >= MAX_ATTEMPTS || !(code === '40P01' || code === '40001' || code === '23514')) throw error;
       if (code === '23514') forgetPartitions();
       log.warn({ code, attempt }, 'batch write retried');
@@ -41,14 +42,17 @@ export async function writeBatch(em: EntityManager, target: IngestionTarget, eve
 }
 
 async function writeInTransaction(tx: EntityManager, target: IngestionTarget, events: CapturedEvent[], documents: EventDocuments): Promise<Written> {
+  if (!(await projectsFacade.holdLiveProject(tx, target.project_id))) throw unknownKey();
   const groupIndexes = await groupTypesOf(tx, target.project_id, events);
-  const seen = await storeEvents(tx, target.environment_id, events, documents);
+  const { seen, large, lost } = await storeEvents(tx, target.environment_id, events, documents);
+  if (lost.length > 0) throw new Error(`${lost.length} events of environment ${target.environment_id} were recorded but not stored`);
+  const tooLarge = events.find((event) => large.has(event.uuid));
+  if (tooLarge) throw eventTooLarge(tooLarge.index, large.get(tooLarge.uuid)!, MAX_EVENT_PROPERTIES_BYTES);
   const fresh = seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid));
   if (fresh.length === 0) return { stored: 0, queuedProfiles: false };
   const known = knownPersons.of(String(tx.config.get('clientUrl')), target.environment_id);
   const entries = profileEntries(fresh, groupIndexes).filter((entry) => !isNoop(known, entry));
   await enqueueProfiles(tx, target.environment_id, entries);
-  if (!target.ingested_event) await projectsFacade.markIngested(tx, target.environment_id);
   return { stored: fresh.length, queuedProfiles: entries.length > 0 };
 }
 
@@ -62,7 +66,7 @@ async function groupTypesOf(tx: EntityManager, projectId: number, events: Captur
   const blocked = events.find((event) => event.group && refused.includes(event.group.group_type));
   if (blocked) {
     throw new ValidationError(
-      `The project has five group types already (${[...indexes.keys()].join(', ')}); "${blocked.group!.group_type}" would be a sixth.`,
+      `The project has five group types already; "${blocked.group!.group_type}" would be a sixth.`,
       `batch__${blocked.index}__properties__$group_type`,
       'group_type_limit',
     );

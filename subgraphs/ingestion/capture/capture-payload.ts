@@ -22,7 +22,7 @@ export function readPayload(text: string): BatchInput {
   if (sanitised) replaceUnstorable(body);
   // The database reads the events' properties from the text as it came, unless it had to change.
   const documents = (batch: unknown, path: EventDocuments['path']): EventDocuments =>
-    sanitised ? { json: JSON.stringify(batch), path: 'array' } : { json: text, path };
+    sanitised ? { json: stringified(batch), path: 'array' } : { json: text, path };
   if (Array.isArray(body)) return { batch: body, documents: documents(body, 'array') };
   if (!isObject(body)) throw new ValidationError(`Invalid data. Expected a dictionary or a list, but got ${typeName(body)}.`, null, 'invalid');
   if (!('batch' in body)) return { batch: [body], documents: documents([body], 'single') };
@@ -39,4 +39,14 @@ function optional<T>(value: unknown, type: 'string' | 'boolean', attr: string, d
   if (value === undefined || value === null) return null;
   if (typeof value !== type) throw new ValidationError(detail, attr, 'invalid');
   return value as T;
+}
+
+/** The cleaned events as JSON again; JSON.stringify recurses, so a value nested tens of thousands deep is a 400. */
+function stringified(batch: unknown): string {
+  try {
+    return JSON.stringify(batch);
+  } catch (error) {
+    if (error instanceof RangeError) throw new ValidationError('The events nest too deeply to be stored.', 'batch', 'too_deep');
+    throw error;
+  }
 }

@@ -14,3 +14,21 @@ export const unknownKey = () => new ProjectKeyError('invalid_api_key', 'Project 
 export function eventError(index: number, field: string | null, detail: string, code: string): ValidationError {
   return new ValidationError(detail, field === null ? `batch__${index}` : `batch__${index}__${field}`, code);
 }
+
+/** 413 for one event over the size limit, naming it. */
+export function eventTooLarge(index: number, size: number, limit: number): AppError {
+  return new AppError(413, 'invalid_request', 'event_too_large', `The event's properties take ${size} bytes; at most ${limit} are taken.`, `batch__${index}__properties`);
+}
+
+/**
+ * PostgreSQL's refusals of what the events hold, which JavaScript let through: a number out of
+ * range (1e999999), properties nested deeper than its stack, a value over its limits.
+ */
+const REFUSED_DATA = new Set(['22P02', '22003', '22P05', '54000', '54001']);
+
+/** The 400 for a write PostgreSQL refused because of the events' data; null for any other failure. */
+export function refusedData(error: unknown): ValidationError | null {
+  const { code, message } = error as { code?: string; message?: string };
+  if (!code || !REFUSED_DATA.has(code)) return null;
+  return new ValidationError(`An event holds what cannot be stored: ${(message ?? '').replace(/^.* - /, '')}`, 'batch', code === '54001' ? 'too_deep' : 'invalid');
+}

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { projectsFacade } from '../../projects/facade.js';
+import { projectsFacade, type IngestionTarget } from '../../projects/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
@@ -22,9 +22,9 @@ export interface BatchOutcome {
 }
 
 /**
- * Takes a batch of events for the environment its project API key names: the key's shape and
- * every event are checked first, then the key is looked up; then everything is written in one
- * transaction, and the answer comes only after the commit. Nothing of a rejected batch is stored.
+ * Takes a batch of events for the environment its project API key names: the key is checked and
+ * looked up first (401 before anything else), then every event; then everything is written in one
+ * transaction, and the answer comes only after the commit. Nothing of a refused batch is stored.
  * Persons and groups change right after, in the profile worker.
  */
 export class CaptureService {
@@ -36,20 +36,24 @@ export class CaptureService {
 
   /** A capture request's body, as `/batch/` receives it (JSON text). */
   ingestPayload(payload: string): Promise<BatchOutcome> {
-    return this.write(read(readPayload(payload)));
+    return this.ingest(readPayload(payload));
   }
 
-  ingest(input: BatchInput): Promise<BatchOutcome> {
-    return this.write(read(input));
-  }
-
-  private async write(batch: ReadBatch): Promise<BatchOutcome> {
-    const target = await projectsFacade.findIngestionTarget(this.em, batch.token);
+  async ingest(input: BatchInput): Promise<BatchOutcome> {
+    const started = Date.now();
+    if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
+    const target = await projectsFacade.findIngestionTarget(this.em, batchToken(input.api_key, input.batch));
     if (!target) throw unknownKey();
-    const { kept, dropped } = applyRestrictions(identify(batch.events, target.environment_id), target.restrictions);
-    const { stored, queuedProfiles } = kept.length > 0 ? await writeBatch(this.em, target, kept, batch.documents, this.log) : { stored: 0, queuedProfiles: false };
+    return this.write(target, read(input, target, started));
+  }
+
+  private async write(target: IngestionTarget, batch: ReadBatch): Promise<BatchOutcome> {
+    const { events, dropped, received } = batch;
+    const { stored, queuedProfiles } = events.length > 0 ? await writeBatch(this.em, target, events, batch.documents, this.log) : { stored: 0, queuedProfiles: false };
     if (queuedProfiles) await this.pubsub.publish(PROFILES_QUEUED_TOPIC, { environment_id: target.environment_id });
-    const { received } = batch;
+    // After the commit and on its own: the batch never locks its environment's row (a deletion
+    // holds it while it waits for the batch), and a batch lost before this leaves it to the next.
+    if (stored > 0 && !target.ingested_event) await projectsFacade.markIngested(this.em, target.environment_id);
     const outcome: BatchOutcome = { status: 'Ok', received, stored, duplicates: received - dropped - stored, dropped };
     this.log.debug({ environment_id: target.environment_id, ...outcome, historical: batch.historical, ms: Date.now() - batch.started }, 'batch ingested');
     return outcome;
@@ -58,8 +62,9 @@ export class CaptureService {
 
 /** What writing a batch needs of it once read: the parsed request is not kept past this. */
 interface ReadBatch {
-  token: string;
+  /** The events to store, after the environment's restrictions. */
   events: CapturedEvent[];
+  dropped: number;
   documents: EventDocuments;
   received: number;
   historical: boolean;
@@ -67,15 +72,14 @@ interface ReadBatch {
 }
 
 /**
- * The key's shape and every event, checked before anything is awaited, so that the parsed request
- * dies young (a batch's objects would otherwise outlive a database round trip or two).
+ * Every event by the rules, with its id and the environment's restrictions applied, at once (no
+ * await), so that from here on only what the rules kept is alive: the parsed request dies young.
  */
-function read(input: BatchInput): ReadBatch {
-  if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
-  const started = Date.now();
+function read(input: BatchInput, target: IngestionTarget, started: number): ReadBatch {
+  const { kept, dropped } = applyRestrictions(identify(readBatch(input, started), target.environment_id), target.restrictions);
   return {
-    token: batchToken(input.api_key, input.batch),
-    events: readBatch(input, started),
+    events: kept,
+    dropped,
     documents: input.documents ?? { json: JSON.stringify(input.batch), path: 'array' },
     received: input.batch.length,
     historical: input.historical_migration === true,

@@ -58,10 +58,12 @@ export function formatEventTime(time: EventTime): string {
  * When an event happened, by PostHog's capture rules: the client's `timestamp`, shifted by the
  * client's clock skew when the batch says when it was sent (`sent_at`, unless the event sets
  * `$ignore_sent_at`), the skew rounded to five minutes; a time more than 23 hours ahead is taken
- * as now.
+ * as now. A skew that would move the event before 1970 is a `sent_at` from another era, not a
+ * clock: the event keeps its own time.
  */
 export function storedTime(timestamp: EventTime, sentAt: EventTime | null, now: number): EventTime {
   let ms = timestamp.ms;
   if (sentAt) ms -= Math.round((sentAt.ms - now) / SKEW_QUANTUM_MS) * SKEW_QUANTUM_MS;
+  if (ms < EARLIEST) ms = timestamp.ms;
   return ms > now + MAX_FUTURE_MS ? { ms: now, micros: 0 } : { ms, micros: timestamp.micros };
 }

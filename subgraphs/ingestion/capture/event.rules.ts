@@ -4,7 +4,7 @@ import { eventError } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
 import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.js';
 import { isObject, typeName, type JsonObject } from './json.js';
-import { groupUpdate, personUpdate } from './profile.rules.js';
+import { groupUpdate, MAX_GROUP_KEY_LENGTH, personUpdate } from './profile.rules.js';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;
 export const MAX_EVENT_NAME_LENGTH = 200;
@@ -38,6 +38,9 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
   const groups = properties.$groups;
   if (groups !== undefined && !isObject(groups)) throw eventError(index, 'properties__$groups', 'Expected a dictionary of group keys by group type.', 'invalid');
   const groupTypes = Object.keys(groups ?? {}).filter((type) => type.trim() !== '');
+  if (groupTypes.some((type) => type.length > MAX_GROUP_KEY_LENGTH)) {
+    throw eventError(index, 'properties__$groups', `Ensure group type names have no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
+  }
   const uuid = eventUuid(input.uuid, index);
   return {
     index,

@@ -11,9 +11,10 @@ const PARTITION_LOCK = 0x65767470;
 const known = new Set<string>();
 
 /**
- * Makes the monthly partitions of `ingestion.events` that events at these times need, each in a
- * transaction of its own before the batch's: creating a partition locks the whole table for a
- * moment, which must not happen while a batch holds its rows.
+ * Makes the monthly partitions of `ingestion.events` that events at these times need, in a
+ * transaction of its own before the batch's. Each is made as a table of its own, then attached:
+ * `create table … partition of` would lock the whole events table (every insert and read of every
+ * tenant would queue behind it), attaching takes a lock that lets them go on.
  */
 export async function ensurePartitions(em: EntityManager, times: number[], log: Logger): Promise<void> {
   const database = String(em.config.get('clientUrl'));
@@ -29,7 +30,9 @@ export async function ensurePartitions(em: EntityManager, times: number[], log: 
     );
     for (const month of missing.filter((candidate) => !existing.has(partitionName(candidate)))) {
       const [from, to] = bounds(month);
-      await tx.execute(`create table ingestion.${partitionName(month)} partition of ingestion.events for values from ('${from}') to ('${to}')`);
+      const name = `ingestion.${partitionName(month)}`;
+      await tx.execute(`create table ${name} (like ingestion.events including defaults)`);
+      await tx.execute(`alter table ingestion.events attach partition ${name} for values from ('${from}') to ('${to}')`);
       log.info({ partition: partitionName(month) }, 'events partition created');
     }
   });

@@ -3,18 +3,31 @@ import { executeBound } from '../../shared/db/bound-query.js';
 import type { EventDocuments } from '../capture/batch.rules.js';
 import type { CapturedEvent } from '../capture/captured-event.js';
 
+/** What storing a batch's events found besides the events stored. */
+export interface StoreOutcome {
+  /** Uuids the environment had already: a retry's events, stored before. */
+  seen: Set<string>;
+  /** Uuids whose properties exceed MAX_EVENT_PROPERTIES_BYTES, with their size: the batch must be refused. */
+  large: Map<string, number>;
+  /** Uuids recorded as seen but not stored: a defect, never expected. */
+  lost: string[];
+}
+
+/** PostHog's capture drops events of about a megabyte; this platform refuses their batch. */
+export const MAX_EVENT_PROPERTIES_BYTES = 1_048_576;
+
 /**
  * Stores the events whose uuid the environment has not seen, in one statement. The columns the
  * rules computed come as rows (`index` is the event's place in the batch); the properties are read
  * from the documents as received, with top-level `$set` / `$set_once` merged in (PostHog's
  * normalisation), so that a megabyte of properties is not written out again here. The ids go into
  * `event_ids` (unique per environment, unpartitioned, so that a retry is found whatever its
- * month), and only the events whose id was new go into the partitioned `events`. Answers the uuids
- * that were there already (usually none, so that nothing comes back).
+ * month), and only the events whose id was new go into the partitioned `events`. Only what is
+ * not plainly stored comes back (usually nothing).
  */
-export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[], documents: EventDocuments): Promise<Set<string>> {
+export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[], documents: EventDocuments): Promise<StoreOutcome> {
   const rows = JSON.stringify(events.map(({ index, uuid, event, distinct_id, timestamp }) => ({ index, uuid, event, distinct_id, timestamp })));
-  const known = await executeBound<{ uuid: string }>(
+  const found = await executeBound<{ uuid: string; kind: 'seen' | 'large' | 'lost'; size: number }>(
     em,
     `with input as (
        select * from jsonb_to_recordset(?::jsonb) as x(index int, uuid uuid, event text, distinct_id text, timestamp timestamptz)
@@ -28,12 +41,20 @@ export async function storeEvents(em: EntityManager, environmentId: number, even
        select input.uuid, ?, input.event, input.distinct_id, input.timestamp, ${PROPERTIES}
          from input join fresh using (uuid)
          join (select d.doc, d.n - 1 as index from jsonb_array_elements(${DOCUMENTS}) with ordinality as d(doc, n)) d using (index)
-       returning uuid
+       returning uuid, pg_column_size(properties) as size
      )
-     select uuid from input where uuid not in (select uuid from stored)`,
-    [rows, environmentId, environmentId, documents.path, documents.json],
+     select uuid, 'seen' as kind, 0 as size from input where uuid not in (select uuid from fresh)
+     union all select uuid, 'lost', 0 from fresh where uuid not in (select uuid from stored)
+     union all select uuid, 'large', size from stored where size > ?`,
+    [rows, environmentId, environmentId, documents.path, documents.json, MAX_EVENT_PROPERTIES_BYTES],
   );
-  return new Set(known.map((row) => row.uuid));
+  const outcome: StoreOutcome = { seen: new Set(), large: new Map(), lost: [] };
+  for (const { uuid, kind, size } of found) {
+    if (kind === 'seen') outcome.seen.add(uuid);
+    else if (kind === 'large') outcome.large.set(uuid, size);
+    else outcome.lost.push(uuid);
+  }
+  return outcome;
 }
 
 /** The events' documents in the JSON text: its path (`?`), then the text (`?`). */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
+import { containsPattern } from '../../shared/db/like.js';
 import type { ProfileEntry } from '../profiles/profile-entry.js';
 
 /**
@@ -33,4 +34,39 @@ export async function saveGroups(em: EntityManager, environmentId: number, entri
             updated_at = now()`,
     [environmentId, JSON.stringify(rows)],
   );
+}
+
+/** A group as the read paths show it (timestamps as PostgreSQL's text). */
+export interface GroupRow {
+  group_type_index: number;
+  group_key: string;
+  group_properties: Record<string, unknown>;
+  created_at: string;
+}
+
+const SELECT = 'select group_type_index, group_key, group_properties, created_at from ingestion.groups';
+
+/** A page of one type's groups, newest first, and how many: those whose key or a property value contains `search`. */
+export async function listGroups(
+  em: EntityManager,
+  environmentId: number,
+  filter: { group_type_index: number; search?: string | null },
+  window: { limit: number; offset: number },
+): Promise<{ rows: GroupRow[]; count: number }> {
+  let where = 'environment_id = ? and group_type_index = ?';
+  const params: unknown[] = [environmentId, filter.group_type_index];
+  if (filter.search) {
+    where += ' and (group_key ilike ? or exists (select 1 from jsonb_each_text(group_properties) e where e.value ilike ?))';
+    params.push(containsPattern(filter.search), containsPattern(filter.search));
+  }
+  const [rows, [total]] = await Promise.all([
+    em.execute<GroupRow[]>(`${SELECT} where ${where} order by created_at desc, group_key limit ? offset ?`, [...params, window.limit, window.offset]),
+    em.execute<{ count: string }[]>(`select count(*) as count from ingestion.groups where ${where}`, params),
+  ]);
+  return { rows, count: Number(total!.count) };
+}
+
+export async function findGroup(em: EntityManager, environmentId: number, groupTypeIndex: number, groupKey: string): Promise<GroupRow | undefined> {
+  const [row] = await em.execute<GroupRow[]>(`${SELECT} where environment_id = ? and group_type_index = ? and group_key = ?`, [environmentId, groupTypeIndex, groupKey]);
+  return row;
 }

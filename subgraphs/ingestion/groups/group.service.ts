@@ -1,11 +1,11 @@
-import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade } from '../../projects/facade.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
-import { Group } from './group.entity.js';
 import type { GroupArgs, ListGroupsArgs } from './group.inputs.js';
 import type { GroupRecord } from './group.record.js';
+import { findGroup, listGroups, type GroupRow } from './group.repository.js';
 
 /** Reading an environment's groups, for members of its organization. */
 export class GroupService {
@@ -15,25 +15,15 @@ export class GroupService {
   async list(actor: Actor, args: ListGroupsArgs): Promise<Page<GroupRecord>> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
     const window = pageWindow(args);
-    const where: FilterQuery<Group> = { environment_id: environment.id, group_type_index: typeIndex(args.group_type_index) };
-    if (args.search) {
-      // ILIKE's escape character is the backslash.
-      const pattern = `%${args.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-      where.$or = [{ group_key: { $ilike: pattern } }, { [raw('group_properties::text')]: { $ilike: pattern } }];
-    }
-    const [groups, count] = await this.em.findAndCount(Group, where, {
-      orderBy: { created_at: 'desc', group_key: 'asc' },
-      limit: window.limit,
-      offset: window.offset,
-    });
-    return toPage(groups.map(record), count, window);
+    const { rows, count } = await listGroups(this.em, environment.id, { group_type_index: typeIndex(args.group_type_index), search: args.search }, window);
+    return toPage(rows.map(record), count, window);
   }
 
   async get(actor: Actor, args: GroupArgs): Promise<GroupRecord> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
-    const group = await this.em.findOne(Group, { environment_id: environment.id, group_type_index: typeIndex(args.group_type_index), group_key: args.group_key });
-    if (!group) throw new NotFoundError();
-    return record(group);
+    const row = await findGroup(this.em, environment.id, typeIndex(args.group_type_index), args.group_key);
+    if (!row) throw new NotFoundError();
+    return record(row);
   }
 }
 
@@ -42,6 +32,6 @@ function typeIndex(value: number): number {
   return value;
 }
 
-function record({ group_type_index, group_key, group_properties, created_at }: Group): GroupRecord {
-  return { group_type_index, group_key, group_properties, created_at };
+function record({ group_type_index, group_key, group_properties, created_at }: GroupRow): GroupRecord {
+  return { group_type_index, group_key, group_properties, created_at: new Date(created_at) };
 }

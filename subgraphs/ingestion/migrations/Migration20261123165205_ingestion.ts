@@ -13,7 +13,7 @@ export class Migration20261123165205_ingestion extends Migration {
     this.addSql(`create table "ingestion"."person_distinct_ids" ("environment_id" int not null, "distinct_id" text not null, "person_id" bigint not null, constraint "person_distinct_ids_pkey" primary key ("environment_id", "distinct_id"));`);
     this.addSql(`create index "person_distinct_ids_person_id_index" on "ingestion"."person_distinct_ids" ("person_id");`);
 
-    this.addSql(`create table "ingestion"."profile_updates" ("id" bigserial primary key, "environment_id" int not null, "updates" jsonb not null, "created_at" timestamptz not null);`);
+    this.addSql(`create table "ingestion"."profile_updates" ("id" bigserial primary key, "environment_id" int not null, "updates" jsonb not null, "entries" int not null, "created_at" timestamptz not null);`);
     this.addSql(`create index "profile_updates_environment_id_id_index" on "ingestion"."profile_updates" ("environment_id", "id");`);
 
     this.addSql(`alter table "ingestion"."person_distinct_ids" add constraint "person_distinct_ids_person_id_foreign" foreign key ("person_id") references "ingestion"."persons" ("id") on update cascade on delete cascade;`);

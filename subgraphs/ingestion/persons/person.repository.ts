@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
+import { containsPattern } from '../../shared/db/like.js';
 import type { PersonChanges, StoredPerson } from './person.book.js';
 
 /** The persons these distinct ids of an environment name, by distinct id (one query). */
@@ -68,4 +69,54 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
 
 function personRow(state: { uuid: string; properties: unknown; is_identified: boolean; created_at: number }) {
   return { uuid: state.uuid, properties: state.properties, is_identified: state.is_identified, created_at: new Date(state.created_at).toISOString() };
+}
+
+const MAX_DISTINCT_IDS = 1000;
+
+/** A person as the read paths show it (timestamps as PostgreSQL's text: raw statements do not parse them). */
+export interface PersonRow {
+  uuid: string;
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  created_at: string;
+  distinct_ids: string[] | null;
+}
+
+const SELECT = `select p.uuid, p.properties, p.is_identified, p.created_at,
+  (select (array_agg(d.distinct_id order by d.distinct_id))[1:${MAX_DISTINCT_IDS}] from ingestion.person_distinct_ids d where d.person_id = p.id) as distinct_ids
+  from ingestion.persons p`;
+
+/**
+ * A page of an environment's persons, newest first (by their earliest event), and how many there
+ * are: the one a distinct id names, or those with a property value or distinct id containing
+ * `search` (case-insensitive).
+ */
+export async function listPersons(
+  em: EntityManager,
+  environmentId: number,
+  filter: { distinct_id?: string | null; search?: string | null },
+  window: { limit: number; offset: number },
+): Promise<{ rows: PersonRow[]; count: number }> {
+  const parts = ['p.environment_id = ?'];
+  const params: unknown[] = [environmentId];
+  if (filter.distinct_id != null) {
+    parts.push('p.id in (select person_id from ingestion.person_distinct_ids where environment_id = ? and distinct_id = ?)');
+    params.push(environmentId, filter.distinct_id);
+  }
+  if (filter.search) {
+    parts.push(`(exists (select 1 from jsonb_each_text(p.properties) e where e.value ilike ?)
+             or exists (select 1 from ingestion.person_distinct_ids d where d.person_id = p.id and d.distinct_id ilike ?))`);
+    params.push(containsPattern(filter.search), containsPattern(filter.search));
+  }
+  const where = parts.join(' and ');
+  const [rows, [total]] = await Promise.all([
+    em.execute<PersonRow[]>(`${SELECT} where ${where} order by p.created_at desc, p.id desc limit ? offset ?`, [...params, window.limit, window.offset]),
+    em.execute<{ count: string }[]>(`select count(*) as count from ingestion.persons p where ${where}`, params),
+  ]);
+  return { rows, count: Number(total!.count) };
+}
+
+export async function findPerson(em: EntityManager, environmentId: number, uuid: string): Promise<PersonRow | undefined> {
+  const [row] = await em.execute<PersonRow[]>(`${SELECT} where p.environment_id = ? and p.uuid = ?`, [environmentId, uuid]);
+  return row;
 }

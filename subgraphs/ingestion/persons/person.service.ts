@@ -6,22 +6,7 @@ import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/validation.js';
 import type { ListPersonsArgs } from './person.inputs.js';
 import type { PersonRecord } from './person.record.js';
-
-const MAX_DISTINCT_IDS = 1000;
-const NAME_PROPERTIES = ['email', 'name', 'username'];
-
-interface PersonRow {
-  uuid: string;
-  properties: Record<string, unknown>;
-  is_identified: boolean;
-  /** PostgreSQL's text: raw statements do not parse timestamps. */
-  created_at: string;
-  distinct_ids: string[] | null;
-}
-
-const SELECT = `select p.uuid, p.properties, p.is_identified, p.created_at,
-  (select (array_agg(d.distinct_id order by d.distinct_id))[1:${MAX_DISTINCT_IDS}] from ingestion.person_distinct_ids d where d.person_id = p.id) as distinct_ids
-  from ingestion.persons p`;
+import { findPerson, listPersons, type PersonRow } from './person.repository.js';
 
 /** Reading an environment's persons, for members of its organization. */
 export class PersonService {
@@ -31,32 +16,19 @@ export class PersonService {
   async list(actor: Actor, args: ListPersonsArgs): Promise<Page<PersonRecord>> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
     const window = pageWindow(args);
-    const parts = ['p.environment_id = ?'];
-    const params: unknown[] = [environment.id];
-    if (args.distinct_id != null) {
-      parts.push('p.id in (select person_id from ingestion.person_distinct_ids where environment_id = ? and distinct_id = ?)');
-      params.push(environment.id, args.distinct_id);
-    }
-    if (args.search) {
-      parts.push(`(p.properties::text ilike ? escape '\\' or exists (select 1 from ingestion.person_distinct_ids d where d.person_id = p.id and d.distinct_id ilike ? escape '\\'))`);
-      const pattern = `%${args.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-      params.push(pattern, pattern);
-    }
-    const where = parts.join(' and ');
-    const [rows, [total]] = await Promise.all([
-      this.em.execute<PersonRow[]>(`${SELECT} where ${where} order by p.created_at desc, p.id desc limit ? offset ?`, [...params, window.limit, window.offset]),
-      this.em.execute<{ count: string }[]>(`select count(*) as count from ingestion.persons p where ${where}`, params),
-    ]);
-    return toPage(rows.map(record), Number(total!.count), window);
+    const { rows, count } = await listPersons(this.em, environment.id, { distinct_id: args.distinct_id, search: args.search }, window);
+    return toPage(rows.map(record), count, window);
   }
 
   async get(actor: Actor, environmentId: number, id: string): Promise<PersonRecord> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, environmentId);
-    const [row] = isUuid(id) ? await this.em.execute<PersonRow[]>(`${SELECT} where p.environment_id = ? and p.uuid = ?`, [environment.id, id.toLowerCase()]) : [];
+    const row = isUuid(id) ? await findPerson(this.em, environment.id, id.toLowerCase()) : undefined;
     if (!row) throw new NotFoundError();
     return record(row);
   }
 }
+
+const NAME_PROPERTIES = ['email', 'name', 'username'];
 
 function record(row: PersonRow): PersonRecord {
   const distinct_ids = row.distinct_ids ?? [];

@@ -18,6 +18,10 @@ export class ProfileUpdates {
   @Property({ type: 'jsonb' })
   updates!: ProfileEntry[];
 
+  /** How many entries `updates` holds: a pass takes batches up to a number of entries, not of rows. */
+  @Property({ type: 'int' })
+  entries!: number;
+
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();
 }

@@ -24,9 +24,10 @@ export async function lockProfiles(em: EntityManager, environmentId: number, wai
 /** Queues a batch's profile entries, in the caller's (the batch's) transaction. */
 export async function enqueueProfiles(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await executeBound(em, 'insert into ingestion.profile_updates (environment_id, updates, created_at) values (?, ?::jsonb, now())', [
+  await executeBound(em, 'insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values (?, ?::jsonb, ?, now())', [
     environmentId,
     JSON.stringify(entries),
+    entries.length,
   ]);
 }
 
@@ -36,13 +37,25 @@ export async function queuedEnvironments(em: EntityManager): Promise<number[]> {
   return rows.map((row) => row.environment_id);
 }
 
-/** The oldest queued batches of an environment, in order, at most `limit`. */
-export async function takeProfiles(em: EntityManager, environmentId: number, limit: number): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
-  const rows = await em.execute<{ id: string; updates: ProfileEntry[] }[]>(
-    'select id, updates from ingestion.profile_updates where environment_id = ? order by id limit ?',
-    [environmentId, limit],
+/**
+ * The oldest queued batches of an environment, in the order they were queued, as many as fit in
+ * `budget` entries (at least one): a pass's memory is bounded whatever size the batches had.
+ */
+export async function takeProfiles(em: EntityManager, environmentId: number, budget: number): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
+  const queued = await em.execute<{ id: string; entries: number }[]>(
+    'select id, entries from ingestion.profile_updates where environment_id = ? order by id limit 100',
+    [environmentId],
   );
-  return { ids: rows.map((row) => String(row.id)), entries: rows.flatMap((row) => row.updates) };
+  const ids: string[] = [];
+  let taken = 0;
+  for (const { id, entries } of queued) {
+    if (ids.length > 0 && taken + entries > budget) break;
+    ids.push(String(id));
+    taken += entries;
+  }
+  if (ids.length === 0) return { ids, entries: [] };
+  const rows = await em.execute<{ updates: ProfileEntry[] }[]>('select updates from ingestion.profile_updates where id in (?) order by id', [ids]);
+  return { ids, entries: rows.flatMap((row) => row.updates) };
 }
 
 export async function forgetProfiles(em: EntityManager, ids: string[]): Promise<void> {

@@ -7,8 +7,10 @@ import { loadPersons, savePersons } from '../persons/person.repository.js';
 import { knownPersons } from './known-persons.js';
 import { forgetProfiles, lockProfiles, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles } from './profile.queue.js';
 
-/** Queued batches applied in one transaction: one load and one write of persons for all of them. */
-const BATCHES_PER_PASS = 20;
+/** Entries applied in one transaction: one load and one write of persons for all of them. */
+const ENTRIES_PER_PASS = 20_000;
+/** An environment whose changes failed to apply waits this long before the next try. */
+const FAILED_PAUSE_MS = 60_000;
 const SWEEP_MS = 1000;
 /** Batches announced within this share a pass: at a stream's pace, a few dozen batches a second. */
 const GATHER_MS = 200;
@@ -19,6 +21,18 @@ const GATHER_MS = 200;
  * another process. Persons and groups follow their events within moments, as in PostHog's pipeline.
  */
 export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker {
+  // One environment whose changes cannot be applied waits; the others go on.
+  const failedUntil = new Map<number, number>();
+  const applyOne = async (environmentId: number): Promise<number> => {
+    if ((failedUntil.get(environmentId) ?? 0) > Date.now()) return 0;
+    try {
+      return await applyQueued(orm.em.fork(), environmentId);
+    } catch (error) {
+      failedUntil.set(environmentId, Date.now() + FAILED_PAUSE_MS);
+      log.error({ err: error, environment_id: environmentId }, 'profile updates of an environment failed; tried again in a minute');
+      return 0;
+    }
+  };
   return startPeriodicWorker({
     run: async (stopped) => {
       let applied: number;
@@ -26,7 +40,7 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
         applied = 0;
         for (const environmentId of await queuedEnvironments(orm.em.fork())) {
           if (stopped()) return;
-          applied += await applyQueued(orm.em.fork(), environmentId);
+          applied += await applyOne(environmentId);
         }
       } while (applied > 0 && !stopped());
     },
@@ -46,7 +60,7 @@ export async function applyQueued(em: EntityManager, environmentId: number): Pro
   let book: PersonBook | undefined;
   const applied = await em.transactional(async (tx) => {
     if (!(await lockProfiles(tx, environmentId, false))) return 0;
-    const { ids, entries } = await takeProfiles(tx, environmentId, BATCHES_PER_PASS);
+    const { ids, entries } = await takeProfiles(tx, environmentId, ENTRIES_PER_PASS);
     const people = entries.filter((entry) => entry.person);
     if (people.length > 0) {
       const distinctIds = new Set(people.flatMap((entry) => (entry.person!.merge ? [entry.distinct_id, entry.person!.merge.other] : [entry.distinct_id])));

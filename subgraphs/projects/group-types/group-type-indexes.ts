@@ -37,11 +37,11 @@ export async function groupTypeIndexes(em: EntityManager, projectId: number, nam
   if (wanted.length === 0) return { indexes: new Map(), refused: [] };
   const cacheKey = `${String(em.config.get('clientUrl'))}\n${projectId}`;
   const cached = known.get(cacheKey);
-  if (cached && wanted.every((name) => cached.has(name))) return { indexes: cached, refused: [] };
+  if (cached && settled(cached, wanted)) return answer(cached, wanted);
   let indexes = await readIndexes(em, projectId);
-  if (wanted.every((name) => indexes.has(name))) {
+  if (settled(indexes, wanted)) {
     remember(cacheKey, indexes);
-    return { indexes, refused: [] };
+    return answer(indexes, wanted);
   }
   await em.execute('select pg_advisory_xact_lock(?, ?)', [GROUP_TYPES_LOCK, projectId]);
   indexes = await readIndexes(em, projectId);
@@ -66,6 +66,15 @@ export async function groupTypeIndexes(em: EntityManager, projectId: number, nam
     );
   }
   return { indexes, refused };
+}
+
+/** Nothing to create: every name has its index, or the project has all five (the rest are refused without a lock). */
+function settled(indexes: Map<string, number>, wanted: string[]): boolean {
+  return indexes.size >= MAX_GROUP_TYPES || wanted.every((name) => indexes.has(name));
+}
+
+function answer(indexes: Map<string, number>, wanted: string[]): GroupTypeIndexes {
+  return { indexes, refused: wanted.filter((name) => !indexes.has(name)) };
 }
 
 async function readIndexes(em: EntityManager, projectId: number): Promise<Map<string, number>> {

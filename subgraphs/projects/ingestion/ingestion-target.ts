@@ -40,7 +40,17 @@ export async function findIngestionTarget(em: EntityManager, token: string): Pro
   return row ?? null;
 }
 
-/** Records that an environment has taken events (its `ingested_event`), in the caller's transaction. */
+/** Records that an environment has taken events (its `ingested_event`). */
 export async function markIngested(em: EntityManager, environmentId: number): Promise<void> {
   await em.execute('update projects.environments set ingested_event = true where id = ? and not ingested_event', [environmentId]);
+}
+
+/**
+ * Holds a project's row for the caller's transaction unless it is deleted (then false): a project
+ * is deleted by setting `deleted_at`, which waits for the batches that hold it, so that none
+ * writes events after its environments' data is gone.
+ */
+export async function holdLiveProject(em: EntityManager, projectId: number): Promise<boolean> {
+  const rows = await em.execute('select 1 from projects.projects where id = ? and deleted_at is null for share', [projectId]);
+  return rows.length > 0;
 }

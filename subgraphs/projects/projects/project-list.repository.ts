@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../settings/settings.js';
+import { containsPattern } from '../../shared/db/like.js';
 
 /** What the list shows of a project and its primary environment, read without hydrating entities. */
 export interface ProjectListRow {
@@ -25,7 +26,7 @@ export async function listProjects(
 ): Promise<{ rows: ProjectListRow[]; count: number }> {
   const connection = em.getConnection();
   const match = search ? `and p.name ilike ?` : '';
-  const params = search ? [organizationId, `%${escapeLike(search)}%`] : [organizationId];
+  const params = search ? [organizationId, containsPattern(search)] : [organizationId];
   const [rows, [counted]] = await Promise.all([
     connection.execute<ProjectListRow[]>(
       `select p.id, p.uuid, p.organization_id, p.name, e.api_token_sealed, e.ingested_event, e.settings
@@ -42,11 +43,6 @@ export async function listProjects(
     ),
   ]);
   return { rows, count: Number(counted!.count) };
-}
-
-/** `search` is a plain substring: the LIKE wildcards in it match themselves. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 /** One environment in the list's basic form (PostHog's basic team: a user's current `team`). */
