@@ -1,7 +1,7 @@
 import { ImportAbort } from './batch.sender.js';
 import { CheckpointMismatch } from './import.checkpoint.js';
 import { importOptions, USAGE, UsageError } from './import.options.js';
-import { Importer } from './importer.js';
+import { Importer } from './import.runner.js';
 
 /**
  * `npm run import -- --file events.jsonl[.gz] --token phc_… [--host URL]`: a managed migration

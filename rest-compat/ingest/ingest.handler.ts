@@ -3,7 +3,7 @@ import type { ReadRequest } from '../../subgraphs/shared/http.js';
 import type { Logger } from '../../subgraphs/shared/logger.js';
 import { errorResponse } from '../errors.js';
 import type { RouterExecutor } from '../rest.js';
-import { readIngestText } from './ingest-body.js';
+import { readIngestText } from './ingest-body.reader.js';
 
 /** The operation `/batch/` runs: the ingestion subgraph's, through the router like every REST path. */
 export const INGEST_FIELD = 'Mutation.ingest_payload';

@@ -1,3 +1,11 @@
+/** A parsed JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+/** A JSON object (not null, not an array). */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a path id can be a UUID; anything else is "not found" without asking the database. */

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../shared/errors.js';
 import { uuidV5 } from '../name-uuid.js';
 import type { CapturedEvent } from './captured-event.js';
-import { parseIsoTime } from './event-time.js';
+import { parseIsoTime } from './event-time.rules.js';
 import { readEvent, type BatchContext } from './event.rules.js';
 
 /** Where a batch's events are in a JSON text: the text itself, its `batch`, or the text as one event. */

@@ -1,7 +1,7 @@
 import { ParseError, ValidationError } from '../../shared/errors.js';
-import { mayHoldUnstorable, replaceUnstorable } from '../../shared/validation.js';
+import { isObject, mayHoldUnstorable, replaceUnstorable } from '../../shared/validation.js';
 import type { BatchInput, EventDocuments } from './batch.rules.js';
-import { isObject, typeName } from './json.js';
+import { typeName } from './json.guards.js';
 
 /**
  * A capture request's JSON text, read as PostHog's `/batch/` reads it: an envelope `{api_key |

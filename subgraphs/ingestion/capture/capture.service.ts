@@ -9,7 +9,7 @@ import type { CapturedEvent } from './captured-event.js';
 import { batchToken } from './batch-token.js';
 import { writeBatch } from './batch.writer.js';
 import { unknownKey } from './capture.errors.js';
-import { applyRestrictions } from './restrictions.js';
+import { applyRestrictions } from './restriction.rules.js';
 import { readPayload } from './capture-payload.js';
 
 /** How a batch went: every event received was stored, a duplicate of one stored before, or dropped by a restriction. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { isUuid } from '../../shared/validation.js';
+import { isObject, isUuid, type JsonObject } from '../../shared/validation.js';
 import { eventError } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
-import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.js';
-import { isObject, typeName, type JsonObject } from './json.js';
+import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.rules.js';
+import { typeName } from './json.guards.js';
 import { groupUpdate, MAX_GROUP_KEY_LENGTH, personUpdate } from './profile.rules.js';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;

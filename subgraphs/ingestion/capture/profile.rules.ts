@@ -1,7 +1,7 @@
-import { exceedsDepth, MAX_JSON_DEPTH } from '../../shared/validation.js';
+import { exceedsDepth, isObject, MAX_JSON_DEPTH, type JsonObject } from '../../shared/validation.js';
 import { eventError } from './capture.errors.js';
 import type { GroupUpdate, PersonUpdate } from './captured-event.js';
-import { isObject, typeName, type JsonObject } from './json.js';
+import { typeName } from './json.guards.js';
 
 export const MAX_GROUP_KEY_LENGTH = 400;
 

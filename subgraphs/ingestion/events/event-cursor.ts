@@ -1,6 +1,6 @@
 import { ValidationError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
-import { parseIsoTime } from '../capture/event-time.js';
+import { parseIsoTime } from '../capture/event-time.rules.js';
 
 /** Where a page of events newest first resumes: after this event, in (timestamp, uuid) order. */
 export interface EventPosition {

@@ -4,7 +4,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/validation.js';
-import { formatEventTime, parseIsoTime } from '../capture/event-time.js';
+import { formatEventTime, parseIsoTime } from '../capture/event-time.rules.js';
 import { decodeCursor, encodeCursor } from './event-cursor.js';
 import type { EventFilterArgs, ListEventsArgs } from './event.inputs.js';
 import type { EventList, EventRecord } from './event.record.js';

@@ -1,5 +1,5 @@
 import type { PersonUpdate } from '../capture/captured-event.js';
-import type { JsonObject } from '../capture/json.js';
+import type { JsonObject } from '../../shared/validation.js';
 import { uuidV5 } from '../name-uuid.js';
 import type { ProfileEntry } from '../profiles/profile-entry.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CapturedEvent, PersonUpdate } from '../capture/captured-event.js';
-import { isNoop, KnownPersons } from './known-persons.js';
+import { isNoop, KnownPersons } from './known-person.cache.js';
 import { profileEntries } from './profile-entry.js';
 
 const plain: PersonUpdate = { set: null, set_once: null, unset: null, merge: null };

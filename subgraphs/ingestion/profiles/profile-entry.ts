@@ -1,5 +1,5 @@
 import type { CapturedEvent, PersonUpdate } from '../capture/captured-event.js';
-import type { JsonObject } from '../capture/json.js';
+import type { JsonObject } from '../../shared/validation.js';
 
 /** What one stored event asks of persons and groups: queued with its batch, applied in order. */
 export interface ProfileEntry {

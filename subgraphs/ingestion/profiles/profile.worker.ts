@@ -4,7 +4,7 @@ import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { saveGroups } from '../groups/group.repository.js';
 import { PersonBook } from '../persons/person.book.js';
 import { loadPersons, savePersons } from '../persons/person.repository.js';
-import { knownPersons } from './known-persons.js';
+import { knownPersons } from './known-person.cache.js';
 import { forgetProfiles, lockProfiles, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles } from './profile.queue.js';
 
 /** Entries applied in one transaction: one load and one write of persons for all of them. */

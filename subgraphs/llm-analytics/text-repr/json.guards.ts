@@ -3,12 +3,9 @@
  * `constructor` or `__proto__` in user data read as plain data, never as inherited members.
  */
 
-export type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../../shared/validation.js';
 
-/** A JSON object (not null, not an array). */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject, type JsonObject };
 
 /** `key in obj` of Python. */
 export function has(obj: JsonObject, key: string): boolean {

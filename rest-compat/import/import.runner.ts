@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { deliver, type LineEvent, type Reject } from './batch.sender.js';
-import { exportedEvent } from './export-line.js';
+import { exportedEvent } from './export-line.mapper.js';
 import { loadCheckpoint, saveCheckpoint, trimRejects, type Checkpoint } from './import.checkpoint.js';
 import type { ImportOptions } from './import.options.js';
 import { Progress } from './import.progress.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestionRestrictionRule } from '../../projects/facade.js';
 import type { CapturedEvent } from './captured-event.js';
-import { applyRestrictions } from './restrictions.js';
+import { applyRestrictions } from './restriction.rules.js';
 
 const captured = (fields: Partial<CapturedEvent>): CapturedEvent => ({
   index: 0,

@@ -1,9 +1,3 @@
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** A JSON value's type as Python names it, for DRF's wording ("Expected a dictionary, but got str."). */
 export function typeName(value: unknown): string {
   if (value === null) return 'null';

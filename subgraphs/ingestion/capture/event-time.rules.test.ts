@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatEventTime, MAX_FUTURE_MS, parseIsoTime, storedTime } from './event-time.js';
+import { formatEventTime, MAX_FUTURE_MS, parseIsoTime, storedTime } from './event-time.rules.js';
 
 const at = (text: string) => formatEventTime(parseIsoTime(text)!);
 
