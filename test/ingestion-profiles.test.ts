@@ -123,18 +123,21 @@ describe('the profile worker', () => {
 
   it('takes queued batches up to a number of entries, at least one, in the order they were queued', async () => {
     const { owner } = await project();
-    for (const entries of [15_000, 10_000, 1]) {
-      await sql(inject('databaseUrl'), 'insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values ($1, $2, $3, now())', [owner.environment_id, JSON.stringify([{ distinct_id: `n${entries}` }]), entries]);
-    }
     const orm = await MikroORM.init(ormOptions(subgraphNamed('ingestion'), inject('databaseUrl'), 1));
+    // Queued and read in one transaction that is never committed: the stack's own worker cannot take them first.
+    const em = orm.em.fork();
+    await em.begin();
     try {
-      const take = (budget: number) => takeProfiles(orm.em.fork(), owner.environment_id, budget).then(({ entries }) => entries.map((entry) => entry.distinct_id));
+      for (const entries of [15_000, 10_000, 1]) {
+        await em.execute('insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values (?, ?::jsonb, ?, now())', [owner.environment_id, JSON.stringify([{ distinct_id: `n${entries}` }]), entries]);
+      }
+      const take = (budget: number) => takeProfiles(em, owner.environment_id, budget).then(({ entries }) => entries.map((entry) => entry.distinct_id));
       expect(await take(20_000)).toEqual(['n15000']);
       expect(await take(25_000)).toEqual(['n15000', 'n10000']);
       expect(await take(100)).toEqual(['n15000']);
     } finally {
+      await em.rollback();
       await orm.close();
-      await sql(inject('databaseUrl'), 'delete from ingestion.profile_updates where environment_id = $1', [owner.environment_id]);
     }
   });
 });
