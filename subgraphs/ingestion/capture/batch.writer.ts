@@ -20,10 +20,11 @@ export interface Written {
 }
 
 /**
- * Writes a checked batch in one transaction: the project's new group types, the events the
- * environment has not seen, and their person and group changes, queued for the profile worker (as
- * PostHog's capture hands events on). A deadlock, or a write that found no partition (the database
- * was replaced under this process), runs the transaction again.
+ * Writes a checked batch in one transaction, holding its project against deletion (401 once it is
+ * deleted): the project's new group types, the events the environment has not seen, and their
+ * person and group changes, queued for the profile worker (as PostHog's capture hands events on).
+ * A deadlock, or a write that found no partition (the database was replaced under this process),
+ * runs the transaction again; what PostgreSQL refuses of the events' data is a 400.
  */
 export async function writeBatch(em: EntityManager, target: IngestionTarget, events: CapturedEvent[], documents: EventDocuments, log: Logger): Promise<Written> {
   for (let attempt = 1; ; attempt++) {
