@@ -228,6 +228,18 @@ describe('POST /batch/', () => {
       expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(3);
     });
 
+    it("reads what curl -d sends: JSON or gzip under curl's default form content type", async () => {
+      const owner = await freshTenant();
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      expect((await postBatch(stack, body(owner), form)).status).toBe(200);
+      expect((await postBatch(stack, Buffer.from(`\n  ${body(owner).toString()}`), form)).status).toBe(200);
+      expect((await postBatch(stack, gzipSync(body(owner)), form)).status).toBe(200);
+      expect((await postBatch(stack, gzipSync(body(owner)), { ...form, 'content-encoding': 'gzip' })).status).toBe(200);
+      expect((await postBatch(stack, gzipSync(new URLSearchParams({ data: body(owner).toString() }).toString()), { ...form, 'content-encoding': 'gzip' })).status).toBe(200);
+      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(5);
+      expect(await postBatch(stack, Buffer.from('nothing=here'), form)).toMatchObject({ status: 400, body: { code: 'no_data' } });
+    });
+
     it('answers 400 for a broken gzip body and an encoding it does not know', async () => {
       expect(await postBatch(stack, Buffer.from('not gzip'), { 'content-encoding': 'gzip' })).toMatchObject({ status: 400, body: { code: 'parse_error' } });
       expect(await postBatch(stack, body(tenant), { 'content-encoding': 'br' })).toMatchObject({ status: 400, body: { code: 'unsupported_encoding' } });

@@ -8,20 +8,32 @@ const inflateAsync = promisify(inflate);
 const GZIP_MAGIC = [0x1f, 0x8b];
 
 /**
- * The JSON text a capture request carries, as PostHog's capture finds it: the body, gzipped
- * (`Content-Encoding: gzip`, `?compression=gzip-js`, or just gzip's magic bytes) or deflated, or a
- * form whose `data` field holds the JSON (plain or base64). Inflating stops at `limit` bytes, so a
- * small body cannot expand into gigabytes (413). The JSON itself is the ingestion subgraph's to read.
+ * The JSON text a capture request carries, as PostHog's capture finds it. The transport encoding
+ * (`Content-Encoding: gzip` or `deflate`) is undone first, whatever the content type says; what is
+ * left is the JSON, gzip (`?compression=gzip-js`, or just gzip's magic bytes), or a form whose
+ * `data` field holds either (plain or base64). A form-typed body that is JSON itself is read as
+ * JSON: that is what `curl -d '{…}'` sends, and PostHog's Django capture read it so too.
+ * Inflating stops at `limit` bytes, so a small body cannot expand into gigabytes (413). The JSON
+ * itself is the ingestion subgraph's to read.
  */
 export async function readIngestText(request: ReadRequest, limit: number): Promise<string> {
-  let bytes: Buffer = request.body;
-  let compression = new URL(request.url).searchParams.get('compression');
-  if ((request.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
-    const form = new URLSearchParams(bytes.toString('utf8'));
-    compression = form.get('compression') ?? compression;
-    bytes = formData(form.get('data'));
-  }
-  return (await decompress(bytes, contentEncoding(request, compression), limit)).toString('utf8');
+  let bytes = await decompress(request.body, contentEncoding(request), limit);
+  if (isForm(request) && !isGzip(bytes) && !startsLikeJson(bytes)) bytes = formData(new URLSearchParams(bytes.toString('utf8')).get('data'));
+  // `compression` only names what the magic bytes tell anyway; a payload already inflated has none.
+  return (await decompress(bytes, isGzip(bytes) ? 'gzip' : null, limit)).toString('utf8');
+}
+
+function isForm(request: ReadRequest): boolean {
+  return (request.header('content-type') ?? '').trim().toLowerCase().startsWith('application/x-www-form-urlencoded');
+}
+
+function isGzip(bytes: Buffer): boolean {
+  return bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
+}
+
+function startsLikeJson(bytes: Buffer): boolean {
+  const first = bytes.toString('latin1', 0, Math.min(bytes.length, 64)).trimStart()[0];
+  return first === '{' || first === '[';
 }
 
 function formData(data: string | null): Buffer {
@@ -31,21 +43,20 @@ function formData(data: string | null): Buffer {
   return trimmed.startsWith('{') || trimmed.startsWith('[') ? Buffer.from(trimmed) : Buffer.from(trimmed.replaceAll(' ', '+'), 'base64');
 }
 
-function contentEncoding(request: ReadRequest, compression: string | null): 'gzip' | 'deflate' | null {
+function contentEncoding(request: ReadRequest): 'gzip' | 'deflate' | null {
   const header = (request.header('content-encoding') ?? '').trim().toLowerCase();
-  if (header === 'gzip' || header === 'x-gzip' || compression === 'gzip' || compression === 'gzip-js') return 'gzip';
+  if (header === 'gzip' || header === 'x-gzip') return 'gzip';
   if (header === 'deflate') return 'deflate';
   if (header !== '' && header !== 'identity') throw new ValidationError(`Content-Encoding "${header}" is not supported; send gzip or plain JSON.`, null, 'unsupported_encoding');
   return null;
 }
 
 async function decompress(bytes: Buffer, encoding: 'gzip' | 'deflate' | null, limit: number): Promise<Buffer> {
-  const gzipped = encoding === 'gzip' || (bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1]);
-  if (!gzipped && encoding !== 'deflate') return bytes;
+  if (encoding === null) return bytes;
   try {
-    return await (gzipped ? gunzipAsync : inflateAsync)(bytes, { maxOutputLength: limit });
+    return await (encoding === 'gzip' ? gunzipAsync : inflateAsync)(bytes, { maxOutputLength: limit });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new PayloadTooLargeError(limit);
-    throw new ParseError(`Malformed request data: ${gzipped ? 'gzip' : 'deflate'} decoding failed (${(error as Error).message}).`);
+    throw new ParseError(`Malformed request data: ${encoding} decoding failed (${(error as Error).message}).`);
   }
 }
