@@ -121,6 +121,7 @@ describe('npm run import', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--file is required\nusage: npm run import/);
     expect((await runCli(CLI, ['--file', file, '--token', 'phx_personal'], {})).code).toBe(2);
+    expect(await runCli(CLI, ['--help'], {})).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: npm run import/) });
   });
 
   it('resumes from its checkpoint after being killed, storing every event once', async () => {

@@ -10,9 +10,14 @@ import { Importer } from './import.runner.js';
  * running the same command again goes on from it.
  */
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   let importer: Importer;
   try {
-    importer = new Importer(importOptions(process.argv.slice(2)));
+    importer = new Importer(importOptions(argv));
   } catch (error) {
     if (!(error instanceof UsageError) && (error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw error;
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
