@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sql } from './kit/db.js';
 import { generateEvents } from './kit/events.js';
-import { daysAgo, eventCount } from './kit/ingest.js';
+import { api } from './kit/http.js';
+import { applyProfiles, daysAgo, eventCount } from './kit/ingest.js';
 import { BUILD_DIR, runCli } from './kit/process.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
@@ -124,6 +125,54 @@ describe('npm run import', () => {
     expect(await runCli(CLI, ['--help'], {})).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: npm run import/) });
   });
 
+  it('stops (exit 1) when a batch is refused while later ones are stored, instead of waiting for it forever', async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'import');
+    // The refusal comes late: by then the batches behind it (16 at most) are all stored.
+    const { file } = exportFile(80);
+    const proxy = await flakyProxy(stack.ingestUrl, [{ status: 403, delayMs: 5000 }]);
+    try {
+      const { code, stdout, stderr } = await importCli(file, owner.project_api_key, proxy.url, ['--batch-size', '1', '--concurrency', '2']);
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      expect(stderr).toMatch(/import stopped: the server refused the project API key/);
+    } finally {
+      proxy.server.close();
+    }
+    expect(JSON.parse(readFileSync(`${file}.checkpoint.json`, 'utf8'))).toMatchObject({ line: 0, sent: 0 });
+  });
+
+  it("keeps each person's events in file order with several senders, so the last $set wins", async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'import');
+    const lines = Array.from({ length: 240 }, (_, step) => {
+      // Big batches and small ones, and other people's events, so that batches finish out of order.
+      const distinct_id = step % 3 === 0 ? 'ordered' : `other-${step % 17}`;
+      const pad = step % 21 === 0 ? 'x'.repeat(300_000) : '';
+      return JSON.stringify({ event: 'step', distinct_id, timestamp: daysAgo(3, -step), uuid: crypto.randomUUID(), properties: { $set: { step }, pad } });
+    });
+    const { file } = exportFile(0, lines);
+    const { code } = await importCli(file, owner.project_api_key, stack.ingestUrl, ['--batch-size', '5', '--concurrency', '4']);
+    expect(code).toBe(0);
+    await applyProfiles(stack);
+    const { body } = await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/persons/?distinct_id=ordered`, { key: owner.personal_api_key });
+    expect(body.results[0].properties.step).toBe(237);
+  });
+
+  it('sends a batch of many refused lines a logarithmic number of times, not once a line', async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'import');
+    const bad = Array.from({ length: 128 }, () => JSON.stringify({ event: 'x', distinct_id: 'd', timestamp: daysAgo(), uuid: 'not-a-uuid' }));
+    const { file } = exportFile(0, bad);
+    const proxy = await flakyProxy(stack.ingestUrl, []);
+    try {
+      const { code, stdout } = await importCli(file, owner.project_api_key, proxy.url);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ sent: 0, rejected: 128 });
+    } finally {
+      proxy.server.close();
+    }
+    expect(proxy.requests).toBe(128);
+    // Once a line each would send every line 64 times on average; halves send each about log2(128) = 7 times.
+    expect(proxy.bytes / (128 * bad[0]!.length)).toBeLessThan(12);
+  });
+
   it('resumes from its checkpoint after being killed, storing every event once', async () => {
     const owner = await seedTenant(inject('databaseUrl'), 'import');
     const { file, uuids } = exportFile(20_000);
@@ -155,22 +204,30 @@ describe('npm run import', () => {
   });
 });
 
+/** How the proxy fails a request: cut the connection, or answer a status (after a delay). */
+type Failure = 'drop' | number | { status: number; delayMs: number };
+
 /**
- * Forwards to `target`, but first fails requests as listed ('drop' cuts the connection, a number
- * answers that status), and then those whose body `failing` answers a status for.
+ * Forwards to `target`, but first fails requests as listed, and then those whose body `failing`
+ * answers a status for; counts the requests and their bytes.
  */
-async function flakyProxy(target: string, failures: ('drop' | number)[], failing: (body: string) => number | undefined = () => undefined): Promise<{ server: Server; url: string; refused: number }> {
-  const state = { refused: 0 };
+async function flakyProxy(target: string, failures: Failure[], failing: (body: string) => number | undefined = () => undefined): Promise<{ server: Server; url: string; refused: number; requests: number; bytes: number }> {
+  const state = { refused: 0, requests: 0, bytes: 0 };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks);
+      state.requests++;
+      state.bytes += body.length;
       const failure = failures.shift() ?? failing(body.toString());
       if (failure !== undefined) {
         state.refused++;
         if (failure === 'drop') request.socket.destroy();
-        else response.writeHead(failure, { 'content-type': 'application/json' }).end('{"type":"server_error","code":"unavailable","detail":"try later","attr":null}');
+        else {
+          const { status, delayMs } = typeof failure === 'number' ? { status: failure, delayMs: 0 } : failure;
+          setTimeout(() => response.writeHead(status, { 'content-type': 'application/json' }).end('{"type":"server_error","code":"unavailable","detail":"try later","attr":null}'), delayMs);
+        }
         return;
       }
       const upstream = httpRequest(`${target}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
@@ -186,6 +243,12 @@ async function flakyProxy(target: string, failures: ('drop' | number)[], failing
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     get refused() {
       return state.refused;
+    },
+    get requests() {
+      return state.requests;
+    },
+    get bytes() {
+      return state.bytes;
     },
   };
 }

@@ -27,29 +27,39 @@ const TRIES_ON_500 = 3;
 const MAX_DELAY_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 
+/** Events sent together; `suspect` once an event of theirs was refused by name. */
+interface Part {
+  events: LineEvent[];
+  suspect: boolean;
+}
+
 /**
- * Delivers one batch: `historical_migration` set, retried with backoff while the network or the
- * server is away (network, 502-504, 429), for up to `retryForMs`. A 400 naming an event rejects that
- * event and sends the rest again; a 400 naming none, a 413, or a 500 that does not pass splits the
- * batch in halves until the event at fault is alone, and rejects it with the server's words. A retried batch stores nothing twice: the server knows its events by uuid.
+ * Delivers one batch, in order: `historical_migration` set, retried with backoff while the network
+ * or the server is away (network, 502-504, 429), for up to `retryForMs`. A 400 naming an event
+ * rejects that event; the events before it (which passed the rules) go again, and so do the ones
+ * after it, in halves if a second event was refused by name, so that a batch of many bad lines
+ * costs a logarithmic number of sends, not one per line. A 400 naming none, a 413, or a 500 that
+ * does not pass splits the batch in halves until the event at fault is alone, and rejects it with
+ * the server's words. A retried batch stores nothing twice: the server knows its events by uuid.
  * Answers the rejects; throws ImportAbort when the import cannot go on.
  */
 export async function deliver(events: LineEvent[], options: SenderOptions): Promise<Reject[]> {
   const rejects: Reject[] = [];
-  const parts: LineEvent[][] = events.length > 0 ? [events] : [];
+  const parts: Part[] = events.length > 0 ? [{ events, suspect: false }] : [];
   while (parts.length > 0) {
-    const part = parts.shift()!;
+    const { events: part, suspect } = parts.shift()!;
     const { status, body } = await postWithRetry(part, options);
     if (status === 200) continue;
     if (status === 401 || status === 403) throw new ImportAbort(`the server refused the project API key: ${body.detail ?? status}`);
-    const index = /^batch__(\d+)(__|$)/.exec(String(body.attr ?? ''))?.[1];
-    if (status === 400 && index !== undefined && Number(index) < part.length) {
-      rejects.push({ line: part[Number(index)]!.line, reason: `${body.code}: ${body.detail}` });
-      const rest = part.filter((_, position) => position !== Number(index));
-      if (rest.length > 0) parts.unshift(rest);
+    const index = Number(/^batch__(\d+)(__|$)/.exec(String(body.attr ?? ''))?.[1] ?? NaN);
+    if (status === 400 && index < part.length) {
+      rejects.push({ line: part[index]!.line, reason: `${body.code}: ${body.detail}` });
+      const after = part.slice(index + 1);
+      const rest = suspect && after.length > 1 ? halves(after) : [after];
+      parts.unshift(...[part.slice(0, index), ...rest].filter((events) => events.length > 0).map((events) => ({ events, suspect: true })));
     } else if (status === 400 || status === 413 || status === 500) {
       if (part.length === 1) rejects.push({ line: part[0]!.line, reason: `${body.code ?? status}: ${body.detail ?? 'refused'}` });
-      else parts.unshift(part.slice(0, part.length / 2), part.slice(part.length / 2));
+      else parts.unshift(...halves(part).map((events) => ({ events, suspect })));
     } else {
       throw new ImportAbort(`${options.url} answered ${status}${body.detail ? `: ${body.detail}` : ''} (is --host the platform's ingest address?)`);
     }
@@ -84,6 +94,11 @@ async function postWithRetry(part: LineEvent[], options: SenderOptions): Promise
     options.onRetry?.(true, why);
     await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt)));
   }
+}
+
+function halves(events: LineEvent[]): LineEvent[][] {
+  const middle = Math.ceil(events.length / 2);
+  return [events.slice(0, middle), events.slice(middle)];
 }
 
 function parsed(text: string): Record<string, unknown> {

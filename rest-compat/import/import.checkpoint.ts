@@ -43,8 +43,12 @@ export async function saveCheckpoint(path: string, checkpoint: Checkpoint): Prom
   await rename(temporary, path);
 }
 
-/** The rejects file as the checkpoint knew it (created when missing). */
+/**
+ * The rejects file as the checkpoint knew it (created when missing): what a stopped run wrote past
+ * the checkpoint is cut, since it is written again. A file shorter than that (removed, or another
+ * `--rejects`) is left as it is: padding it would write NUL bytes.
+ */
 export async function trimRejects(path: string, bytes: number): Promise<void> {
   await writeFile(path, '', { flag: 'a' });
-  await truncate(path, bytes);
+  if ((await stat(path)).size > bytes) await truncate(path, bytes);
 }

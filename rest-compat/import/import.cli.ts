@@ -10,6 +10,8 @@ import { Importer } from './import.runner.js';
  * running the same command again goes on from it.
  */
 async function main(): Promise<number> {
+  // Until main says otherwise: an import whose work drained away without an answer did not succeed.
+  process.exitCode = 1;
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);

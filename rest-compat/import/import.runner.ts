@@ -18,17 +18,16 @@ export interface ImportSummary {
   stopped: boolean;
 }
 
-/** A run of lines sent together. */
-interface Batch {
+/** A run of lines read together: one batch for each sender, by distinct id. */
+interface Chunk {
   lastLine: number;
-  events: LineEvent[];
-  bytes: number;
+  /** Each sender's batch; empty for a sender none of the chunk's distinct ids fell to. */
+  lanes: LineEvent[][];
+  bytes: number[];
   /** Lines refused, by the importer or the server, with their text. */
   rejects: (Reject & { text: string })[];
   /** Each event's line as the file has it, for the rejects file. */
   texts: Map<number, string>;
-  /** How many of `events` the server refused, and took, once the batch is stored. */
-  refused: number;
   sent: number;
   state: 'open' | 'sending' | 'stored' | 'failed';
   delivered?: Promise<void>;
@@ -37,25 +36,31 @@ interface Batch {
 /** Checkpoints are written at most this often (each is an fsync); the last one when the import ends. */
 const CHECKPOINT_EVERY_MS = 1000;
 /**
- * Batches kept while an earlier one is still being sent (it may retry for minutes): past this,
+ * Chunks kept while an earlier one is still being sent (it may retry for minutes): past this,
  * reading waits, so memory stays bounded.
  */
 const AHEAD_PER_SENDER = 8;
+const PROGRESS_EVERY_MS = 250;
 
 /**
- * Imports a JSON-lines file through `/batch/`, `concurrency` batches at a time. Lines are done in
- * file order as far as the checkpoint goes: it covers the longest run of batches from the start
- * that are stored, and their rejects are written to the rejects file then, so that a resumed import
- * (after a crash, a SIGKILL or `stop()`) sends again only what came after it, and the server's
- * uuids keep what it sends twice from being stored twice.
+ * Imports a JSON-lines file through `/batch/` with `concurrency` senders. Each distinct id has one
+ * sender, which sends its batches one after another, so a person's events arrive, and their
+ * `$set`s apply, in file order (PostHog's capture keeps a distinct id's events in order the same
+ * way, by partition). Lines are done in file order as far as the checkpoint goes: it covers the
+ * longest run of chunks from the start that are stored, and their rejects are written to the
+ * rejects file then, so that a resumed import (after a crash, a SIGKILL or `stop()`) sends again
+ * only what came after it, and the server's uuids keep what it sends twice from being stored twice.
  */
 export class Importer {
   private stopping = false;
-  private retrying = false;
+  /** Batches waiting to be sent again (network, 5xx), for the progress line. */
+  private retrying = 0;
   private bytesRead = 0;
   private checkpoint!: Checkpoint;
   private savedAt = 0;
-  private readonly order: Batch[] = [];
+  private readonly order: Chunk[] = [];
+  /** Each sender's last batch: the next one of that sender waits for it. */
+  private readonly senders: Promise<unknown>[];
   private failure: unknown;
   /** Checkpoint moves run one after another: two would write the same temporary file at once. */
   private advancing: Promise<void> = Promise.resolve();
@@ -63,7 +68,9 @@ export class Importer {
   constructor(
     private readonly options: ImportOptions,
     private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  ) {}
+  ) {
+    this.senders = Array.from({ length: options.concurrency }, () => Promise.resolve());
+  }
 
   /** Stop reading, let the batches in flight finish, save the checkpoint. */
   stop(): void {
@@ -78,23 +85,27 @@ export class Importer {
     if (resumedAt > 0) this.log(`resuming after line ${resumedAt} (${this.checkpoint.sent} events stored, ${this.checkpoint.rejected} rejected before)`);
     const progress = new Progress((await stat(options.file)).size, this.checkpoint.sent);
     const started = Date.now();
-    const state = () => ({ bytesRead: this.bytesRead, sent: this.checkpoint.sent, rejected: this.checkpoint.rejected, retrying: this.retrying });
-    let batch = this.newBatch();
+    const state = () => ({ bytesRead: this.bytesRead, sent: this.checkpoint.sent, rejected: this.checkpoint.rejected, retrying: this.retrying > 0 });
+    // Drawn on a timer too: skipping to a checkpoint and the last batches in flight read nothing.
+    const ticker = setInterval(() => progress.update(state()), PROGRESS_EVERY_MS);
     let lines = resumedAt;
-    for await (const { number, text } of readLines(options.file, (bytes) => (this.bytesRead = bytes))) {
-      if (number <= resumedAt) continue;
-      if (this.stopping || this.failure) break;
-      lines = number;
-      this.add(batch, number, text);
-      if (batch.events.length >= options.batchSize || batch.bytes >= options.maxBatchBytes) {
-        await this.dispatch(batch);
-        batch = this.newBatch();
+    try {
+      let chunk = this.newChunk();
+      for await (const { number, text } of readLines(options.file, (bytes) => (this.bytesRead = bytes))) {
+        if (number <= resumedAt) continue;
+        if (this.stopping || this.failure) break;
+        lines = number;
+        if (this.add(chunk, number, text)) {
+          await this.dispatch(chunk);
+          chunk = this.newChunk();
+        }
       }
-      progress.update(state());
+      if (!this.stopping && !this.failure && chunk.lastLine > 0) await this.dispatch(chunk);
+      await Promise.allSettled([...this.order.map((pending) => pending.delivered), ...this.senders]);
+      await this.advance(true);
+    } finally {
+      clearInterval(ticker);
     }
-    if (!this.stopping && !this.failure && (batch.events.length > 0 || batch.rejects.length > 0)) await this.dispatch(batch);
-    await Promise.allSettled(this.order.map((pending) => pending.delivered));
-    await this.advance(true);
     progress.finish(state());
     if (this.failure) throw this.failure;
     const seconds = (Date.now() - started) / 1000;
@@ -110,55 +121,76 @@ export class Importer {
     };
   }
 
-  private newBatch(): Batch {
-    return { lastLine: 0, events: [], bytes: 0, rejects: [], texts: new Map(), refused: 0, sent: 0, state: 'open' };
+  private newChunk(): Chunk {
+    const lanes = this.options.concurrency;
+    return { lastLine: 0, lanes: Array.from({ length: lanes }, () => []), bytes: new Array<number>(lanes).fill(0), rejects: [], texts: new Map(), sent: 0, state: 'open' };
   }
 
-  private add(batch: Batch, line: number, text: string): void {
-    batch.lastLine = line;
+  /** Adds a line to the chunk; true when the chunk is full (a sender's batch reached its size). */
+  private add(chunk: Chunk, line: number, text: string): boolean {
+    chunk.lastLine = line;
     const read = exportedEvent(text, Date.now());
     if ('reason' in read) {
-      batch.rejects.push({ line, reason: read.reason, text });
-      return;
+      chunk.rejects.push({ line, reason: read.reason, text });
+      return false;
     }
     const json = JSON.stringify(read.event);
-    batch.events.push({ line, json });
-    batch.texts.set(line, text);
-    batch.bytes += Buffer.byteLength(json) + 1;
+    const lane = laneOf(read.distinctId, chunk.lanes.length);
+    chunk.lanes[lane]!.push({ line, json });
+    chunk.texts.set(line, text);
+    chunk.bytes[lane]! += Buffer.byteLength(json) + 1;
+    return chunk.lanes[lane]!.length >= this.options.batchSize || chunk.bytes[lane]! >= this.options.maxBatchBytes;
   }
 
-  /** Sends a batch once fewer than `concurrency` are in flight. */
-  private async dispatch(batch: Batch): Promise<void> {
-    const sending = () => this.order.filter((pending) => pending.state === 'sending');
-    while (sending().length >= this.options.concurrency || this.order.length >= this.options.concurrency * AHEAD_PER_SENDER) {
-      await Promise.race(sending().map((pending) => pending.delivered));
+  /** Hands each of the chunk's batches to its sender, once reading is not too far ahead of the checkpoint. */
+  private async dispatch(chunk: Chunk): Promise<void> {
+    const limit = this.options.concurrency * AHEAD_PER_SENDER;
+    for (;;) {
+      const sending = this.order.filter((pending) => pending.state === 'sending');
+      // Nothing sending and the window full means its first chunk failed: the import is ending.
+      if (this.failure || this.stopping || this.order.length < limit || sending.length === 0) break;
+      await Promise.race(sending.map((pending) => pending.delivered));
     }
-    this.order.push(batch);
-    batch.state = 'sending';
-    batch.delivered = deliver(batch.events, {
-      url: `${this.options.host}/batch/`,
-      token: this.options.token,
-      retryForMs: this.options.retryForMs,
-      onRetry: (retrying, why) => {
-        if (retrying && !this.retrying) this.log(`\nretrying: ${why}`);
-        this.retrying = retrying;
-      },
-    }).then(
+    if (this.failure || this.stopping) return;
+    this.order.push(chunk);
+    chunk.state = 'sending';
+    const batches = chunk.lanes.map((events, lane) => (events.length === 0 ? Promise.resolve([]) : this.send(lane, events)));
+    chunk.delivered = Promise.all(batches).then(
       async (refused) => {
-        batch.rejects.push(...refused.map((reject) => ({ ...reject, text: batch.texts.get(reject.line)! })));
-        batch.refused = refused.length;
-        batch.state = 'stored';
+        chunk.rejects.push(...refused.flat().map((reject) => ({ ...reject, text: chunk.texts.get(reject.line)! })));
+        chunk.rejects.sort((a, b) => a.line - b.line);
+        chunk.state = 'stored';
         // What waits for the checkpoint is only the counts and the rejects.
-        batch.sent = batch.events.length - refused.length;
-        batch.events = [];
-        batch.texts.clear();
+        chunk.sent = chunk.lanes.reduce((sum, events) => sum + events.length, 0) - refused.flat().length;
+        chunk.lanes = [];
+        chunk.texts.clear();
         await this.advance(false);
       },
       (error: unknown) => {
         this.failure ??= error;
-        batch.state = 'failed';
+        chunk.state = 'failed';
       },
     );
+  }
+
+  /** A batch, sent after the sender's previous one; none once the import has failed. */
+  private send(lane: number, events: LineEvent[]): Promise<Reject[]> {
+    let retrying = false;
+    const sent = this.senders[lane]!.then(() => {
+      if (this.failure) throw this.failure;
+      return deliver(events, {
+        url: `${this.options.host}/batch/`,
+        token: this.options.token,
+        retryForMs: this.options.retryForMs,
+        onRetry: (now, why) => {
+          if (now && this.retrying === 0) this.log(`\nretrying: ${why}`);
+          if (now !== retrying) this.retrying += now ? 1 : -1;
+          retrying = now;
+        },
+      });
+    });
+    this.senders[lane] = sent.catch(() => undefined);
+    return sent;
   }
 
   private advance(force: boolean): Promise<void> {
@@ -170,21 +202,21 @@ export class Importer {
   }
 
   /**
-   * Moves the checkpoint over the batches stored from the start of the file (a failed or unfinished
+   * Moves the checkpoint over the chunks stored from the start of the file (a failed or unfinished
    * one stops it), writing their rejects first; saved at most every second unless `force`.
    */
   private async advanceNow(force: boolean): Promise<void> {
     let moved = false;
     while (this.order[0]?.state === 'stored') {
-      const batch = this.order.shift()!;
-      if (batch.rejects.length > 0) {
-        const text = batch.rejects.map((reject) => `${JSON.stringify({ line: reject.line, reason: reject.reason, text: reject.text })}\n`).join('');
+      const chunk = this.order.shift()!;
+      if (chunk.rejects.length > 0) {
+        const text = chunk.rejects.map((reject) => `${JSON.stringify({ line: reject.line, reason: reject.reason, text: reject.text })}\n`).join('');
         await appendRejects(this.options.rejects, text);
         this.checkpoint.rejects_bytes += Buffer.byteLength(text);
       }
-      this.checkpoint.line = batch.lastLine;
-      this.checkpoint.rejected += batch.rejects.length;
-      this.checkpoint.sent += batch.sent;
+      this.checkpoint.line = chunk.lastLine;
+      this.checkpoint.rejected += chunk.rejects.length;
+      this.checkpoint.sent += chunk.sent;
       moved = true;
     }
     if ((moved || force) && (force || Date.now() - this.savedAt >= CHECKPOINT_EVERY_MS)) {
@@ -203,4 +235,11 @@ async function appendRejects(path: string, text: string): Promise<void> {
   } finally {
     await file.close();
   }
+}
+
+/** The sender of a distinct id (FNV-1a of its text): the same one for the whole import. */
+function laneOf(distinctId: string, lanes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < distinctId.length; i++) hash = Math.imul(hash ^ distinctId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % lanes;
 }
