@@ -23,10 +23,10 @@ const GATHER_MS = 200;
 export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker {
   // One environment whose changes cannot be applied waits; the others go on.
   const failedUntil = new Map<number, number>();
-  const applyOne = async (environmentId: number): Promise<number> => {
+  const applyOne = async (environmentId: number, draining: boolean): Promise<number> => {
     if ((failedUntil.get(environmentId) ?? 0) > Date.now()) return 0;
     try {
-      return await applyQueued(orm.em.fork(), environmentId);
+      return await applyQueued(orm.em.fork(), environmentId, draining);
     } catch (error) {
       failedUntil.set(environmentId, Date.now() + FAILED_PAUSE_MS);
       log.error({ err: error, environment_id: environmentId }, 'profile updates of an environment failed; tried again in a minute');
@@ -34,13 +34,13 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
     }
   };
   return startPeriodicWorker({
-    run: async (stopped) => {
+    run: async (stopped, draining) => {
       let applied: number;
       do {
         applied = 0;
         for (const environmentId of await queuedEnvironments(orm.em.fork())) {
           if (stopped()) return;
-          applied += await applyOne(environmentId);
+          applied += await applyOne(environmentId, draining);
         }
       } while (applied > 0 && !stopped());
     },
@@ -53,13 +53,14 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
 }
 
 /**
- * The oldest queued batches of an environment, applied in one transaction that also removes them;
- * none when another process holds the environment. Answers how many batches were applied.
+ * The oldest queued batches of an environment, applied in one transaction that also removes them.
+ * When another process holds the environment: none, or, when `wait`ing (a drain, whose caller
+ * reads the persons next), after that process commits. Answers how many batches were applied.
  */
-export async function applyQueued(em: EntityManager, environmentId: number): Promise<number> {
+export async function applyQueued(em: EntityManager, environmentId: number, wait = false): Promise<number> {
   let book: PersonBook | undefined;
   const applied = await em.transactional(async (tx) => {
-    if (!(await lockProfiles(tx, environmentId, false))) return 0;
+    if (!(await lockProfiles(tx, environmentId, wait))) return 0;
     const { ids, entries } = await takeProfiles(tx, environmentId, ENTRIES_PER_PASS);
     const people = entries.filter((entry) => entry.person);
     if (people.length > 0) {

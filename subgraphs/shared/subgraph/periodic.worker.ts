@@ -2,8 +2,11 @@ import type { Logger } from '../logger.js';
 import type { Worker } from './define.js';
 
 export interface PeriodicWork {
-  /** One pass over what is due; `stopped` says when to leave off between items. */
-  run(stopped: () => boolean): Promise<void>;
+  /**
+   * One pass over what is due; `stopped` says when to leave off between items. `draining` is set
+   * for the pass `drain` asked for: it should wait for work another process holds, not skip it.
+   */
+  run(stopped: () => boolean, draining: boolean): Promise<void>;
   everyMs: number;
   log: Logger;
   /** How a failed pass is logged. */
@@ -22,11 +25,12 @@ export interface PeriodicWork {
 /**
  * Background work on rows of the database: a pass at start, one on each wake-up and one every
  * `everyMs`. Passes never overlap: one asked for while another runs follows it. `drain` waits for
- * a pass that may have begun before the caller's commit, then makes one more.
+ * a pass that may have begun before the caller's commit, then makes one more, a draining one.
  */
 export function startPeriodicWorker(work: PeriodicWork): Worker {
   let running: Promise<void> | undefined;
   let again = false;
+  let drainWanted = false;
   let stopped = false;
   const isStopped = () => stopped;
 
@@ -38,7 +42,9 @@ export function startPeriodicWorker(work: PeriodicWork): Worker {
     running = (async () => {
       do {
         again = false;
-        await work.run(isStopped);
+        const draining = drainWanted;
+        drainWanted = false;
+        await work.run(isStopped, draining);
       } while (again && !stopped);
     })()
       .catch((error: unknown) => work.log.error({ err: error }, work.failure))
@@ -69,6 +75,7 @@ export function startPeriodicWorker(work: PeriodicWork): Worker {
   return {
     drain: async () => {
       await running;
+      drainWanted = true;
       await pass();
     },
     stop: async () => {
