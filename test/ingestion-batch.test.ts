@@ -142,6 +142,11 @@ describe('POST /batch/', () => {
       const owner = await freshTenant();
       const huge = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"n": 1e999999}}]}`);
       expect(await postBatch(stack, huge)).toMatchObject({ status: 400, body: { type: 'validation_error', attr: 'batch' } });
+      const withUuid = Buffer.from(huge.toString().replace('"event": "x"', `"event": "x", "uuid": "${crypto.randomUUID()}"`));
+      const refused = await postBatch(stack, withUuid);
+      // The database's own message quotes the statement: the answer says what was wrong in its own words.
+      expect(refused).toMatchObject({ status: 400, body: { code: 'invalid', detail: expect.stringContaining('out of range') } });
+      expect(refused.body.detail).not.toMatch(/select|jsonb|\$1/i);
       const nested = `${'['.repeat(70)}"a\\u0000b"${']'.repeat(70)}`;
       const deepNul = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"deep": ${nested}}}]}`);
       const deepNulAnswer = await postBatch(stack, deepNul);
@@ -238,6 +243,14 @@ describe('POST /batch/', () => {
       expect((await postBatch(stack, gzipSync(new URLSearchParams({ data: body(owner).toString() }).toString()), { ...form, 'content-encoding': 'gzip' })).status).toBe(200);
       expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(5);
       expect(await postBatch(stack, Buffer.from('nothing=here'), form)).toMatchObject({ status: 400, body: { code: 'no_data' } });
+    });
+
+    it('answers 400 for control characters outside strings, before they cross the graph six times their size', async () => {
+      const controls = Buffer.alloc(3 * 1024 * 1024, 0x01);
+      expect(await postBatch(stack, controls)).toMatchObject({ status: 400, body: { code: 'parse_error' } });
+      expect(await postBatch(stack, gzipSync(controls), { 'content-encoding': 'gzip' })).toMatchObject({ status: 400, body: { code: 'parse_error' } });
+      const raw = Buffer.from(JSON.stringify(envelope(tenant.project_api_key, [anEvent({ properties: { tab: 'TAB' } })])).replace('TAB', '\x02'));
+      expect(await postBatch(stack, raw)).toMatchObject({ status: 400, body: { code: 'parse_error' } });
     });
 
     it('answers 400 for a broken gzip body and an encoding it does not know', async () => {

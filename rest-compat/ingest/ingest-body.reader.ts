@@ -20,8 +20,14 @@ export async function readIngestText(request: ReadRequest, limit: number): Promi
   let bytes = await decompress(request.body, contentEncoding(request), limit);
   if (isForm(request) && !isGzip(bytes) && !startsLikeJson(bytes)) bytes = formData(new URLSearchParams(bytes.toString('utf8')).get('data'));
   // `compression` only names what the magic bytes tell anyway; a payload already inflated has none.
-  return (await decompress(bytes, isGzip(bytes) ? 'gzip' : null, limit)).toString('utf8');
+  const text = (await decompress(bytes, isGzip(bytes) ? 'gzip' : null, limit)).toString('utf8');
+  // JSON has no raw control characters but whitespace. Refused here, they cannot grow six-fold as
+  // `\u00XX` on the way to the subgraph: the payload crosses the graph at most twice its size.
+  if (CONTROL_CHARACTER.test(text)) throw new ParseError('JSON parse error - a control character outside any string escape.');
+  return text;
 }
+
+const CONTROL_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
 
 function isForm(request: ReadRequest): boolean {
   return (request.header('content-type') ?? '').trim().toLowerCase().startsWith('application/x-www-form-urlencoded');

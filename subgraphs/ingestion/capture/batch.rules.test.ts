@@ -35,6 +35,9 @@ describe('readBatch', () => {
       ['an event that is no object', [event(), 'pageview'], 'batch__1', 'invalid'],
       ['$groups that is no object', [event({ properties: { $groups: 'acme' } })], 'batch__0__properties__$groups', 'invalid'],
       ['a $create_alias without alias', [event({ event: '$create_alias' })], 'batch__0__properties__alias', 'required'],
+      ['a numeric distinct_id past 2^53 (JSON.parse rounded it)', [event({ distinct_id: 1234567890123456789 })], 'batch__0__distinct_id', 'invalid'],
+      ['a numeric $anon_distinct_id past 2^53', [event({ event: '$identify', properties: { $anon_distinct_id: 2 ** 60 } })], 'batch__0__properties__$anon_distinct_id', 'invalid'],
+      ['a distinct_id of 201 emoji', [event({ distinct_id: '🦔'.repeat(201) })], 'batch__0__distinct_id', 'max_length'],
     ])('%s', (_case, batch, attr, code) => {
       expect(refusal(batch)).toMatchObject({ attr, code });
     });
@@ -68,6 +71,24 @@ describe('readBatch', () => {
       expect(read([event({ timestamp: RECENT })], { historical_migration: false })).toHaveLength(1);
       expect(read([event({ timestamp: RECENT })])).toHaveLength(1);
     });
+  });
+
+  it('counts lengths in characters as people count them: 200 emoji are 200, not 400', () => {
+    expect(read([event({ distinct_id: '🦔'.repeat(200), event: '🦔'.repeat(200) })])[0]!.distinct_id).toHaveLength(400);
+  });
+
+  it('takes numeric ids up to 2^53 as their text, and booleans too, as PostHog does', () => {
+    const [safe, flag] = read([event({ distinct_id: Number.MAX_SAFE_INTEGER }), event({ distinct_id: true })]);
+    expect([safe!.distinct_id, flag!.distinct_id]).toEqual(['9007199254740991', 'true']);
+  });
+
+  it("keeps a historical event's own time whatever sent_at says: no skew moves it under 48 hours", () => {
+    const threeDaysAgo = new Date(NOW - 72 * 3_600_000).toISOString();
+    const tenDaysAgo = new Date(NOW - 240 * 3_600_000).toISOString();
+    const [historical] = read([event({ timestamp: threeDaysAgo })], { historical_migration: true, sent_at: tenDaysAgo });
+    expect(historical!.time).toBe(Date.parse(threeDaysAgo));
+    const [live] = read([event({ timestamp: threeDaysAgo })], { sent_at: tenDaysAgo });
+    expect(live!.time).toBe(NOW);
   });
 
   it("finds distinct_id at the top level (PostHog's SDKs), as $distinct_id, or in properties (the API document)", () => {

@@ -21,14 +21,21 @@ export function eventTooLarge(index: number, size: number, limit: number): AppEr
 }
 
 /**
- * PostgreSQL's refusals of what the events hold, which JavaScript let through: a number out of
- * range (1e999999), properties nested deeper than its stack, a value over its limits.
+ * PostgreSQL's refusals of what the events hold, which JavaScript let through, by SQLSTATE, in
+ * words of our own: the driver's message carries the statement, which is not the caller's to read.
  */
-const REFUSED_DATA = new Set(['22P02', '22003', '22P05', '54000', '54001']);
+const REFUSED_DATA: Record<string, string> = {
+  '22P02': 'a value PostgreSQL cannot read',
+  '22003': 'a number out of range (such as 1e999999)',
+  '22P05': 'a character that cannot be stored',
+  '54000': 'a value over the size the database can hold',
+  '54001': 'properties nested deeper than the database can read',
+};
 
 /** The 400 for a write PostgreSQL refused because of the events' data; null for any other failure. */
 export function refusedData(error: unknown): ValidationError | null {
-  const { code, message } = error as { code?: string; message?: string };
-  if (!code || !REFUSED_DATA.has(code)) return null;
-  return new ValidationError(`An event holds what cannot be stored: ${(message ?? '').replace(/^.* - /, '')}`, 'batch', code === '54001' ? 'too_deep' : 'invalid');
+  const { code } = error as { code?: string };
+  const what = code === undefined ? undefined : REFUSED_DATA[code];
+  if (!what) return null;
+  return new ValidationError(`An event of the batch holds ${what}; nothing of the batch was stored.`, 'batch', code === '54001' ? 'too_deep' : 'invalid');
 }

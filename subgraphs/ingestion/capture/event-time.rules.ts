@@ -6,7 +6,8 @@ export interface EventTime {
   micros: number;
 }
 
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+/** The zone is `Z` or an offset of at most ±23:59 (RFC 3339's range: hours 00-23, minutes 00-59). */
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?$/;
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EARLIEST = Date.UTC(1970, 0, 1);
 const HOUR_MS = 3_600_000;

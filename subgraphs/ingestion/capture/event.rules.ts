@@ -3,8 +3,8 @@ import { isObject, isUuid, type JsonObject } from '../../shared/validation.js';
 import { eventError } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
 import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.rules.js';
-import { typeName } from './json.guards.js';
-import { groupUpdate, MAX_GROUP_KEY_LENGTH, personUpdate } from './profile.rules.js';
+import { longerThan, typeName } from './json.guards.js';
+import { groupUpdate, MAX_GROUP_KEY_LENGTH, optionalId, personUpdate } from './profile.rules.js';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;
 export const MAX_EVENT_NAME_LENGTH = 200;
@@ -33,12 +33,16 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
   const properties = eventProperties(input, index);
   const distinctId = distinctIdOf(input, properties, index);
   const given = eventTime(input.timestamp, index, context);
-  const time = storedTime(given, properties.$ignore_sent_at === true ? null : context.sent_at, context.now);
+  // A historical import replays the times it was given (PostHog's advice is to send no sent_at
+  // with one): the import's own clock says nothing of the clocks that dated its events, and a skew
+  // could move an event under the 48 hours its timestamp passed.
+  const skewFrom = context.historical_migration || properties.$ignore_sent_at === true ? null : context.sent_at;
+  const time = storedTime(given, skewFrom, context.now);
   const group = groupUpdate(event, properties, index);
   const groups = properties.$groups;
   if (groups !== undefined && !isObject(groups)) throw eventError(index, 'properties__$groups', 'Expected a dictionary of group keys by group type.', 'invalid');
   const groupTypes = Object.keys(groups ?? {}).filter((type) => type.trim() !== '');
-  if (groupTypes.some((type) => type.length > MAX_GROUP_KEY_LENGTH)) {
+  if (groupTypes.some((type) => longerThan(type, MAX_GROUP_KEY_LENGTH))) {
     throw eventError(index, 'properties__$groups', `Ensure group type names have no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
   }
   const uuid = eventUuid(input.uuid, index);
@@ -61,7 +65,7 @@ function eventName(value: unknown, index: number): string {
   if (value === undefined || value === null) throw eventError(index, 'event', 'This field is required.', 'required');
   if (typeof value !== 'string') throw eventError(index, 'event', 'Not a valid string.', 'invalid');
   if (value.trim() === '') throw eventError(index, 'event', 'This field may not be blank.', 'blank');
-  if (value.length > MAX_EVENT_NAME_LENGTH) {
+  if (longerThan(value, MAX_EVENT_NAME_LENGTH)) {
     throw eventError(index, 'event', `Ensure this field has no more than ${MAX_EVENT_NAME_LENGTH} characters.`, 'max_length');
   }
   return value;
@@ -86,17 +90,18 @@ function eventProperties(input: JsonObject, index: number): JsonObject {
 }
 
 function distinctIdOf(input: JsonObject, properties: JsonObject, index: number): string {
-  const [field, value] = [['distinct_id', input.distinct_id], ['$distinct_id', input.$distinct_id], ['properties__distinct_id', properties.distinct_id]].find(
-    ([, candidate]) => candidate !== undefined && candidate !== null,
-  ) ?? ['distinct_id', undefined];
+  const [field, value] = (
+    [
+      ['distinct_id', input.distinct_id],
+      ['$distinct_id', input.$distinct_id],
+      ['properties__distinct_id', properties.distinct_id],
+    ] as const
+  ).find(([, candidate]) => candidate !== undefined && candidate !== null) ?? ['distinct_id', undefined];
   if (value === undefined) throw eventError(index, 'distinct_id', 'This field is required.', 'required');
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-    throw eventError(index, field as string, 'Not a valid string.', 'invalid');
-  }
-  const text = String(value).trim();
-  if (text === '') throw eventError(index, field as string, 'This field may not be blank.', 'blank');
-  if (text.length > MAX_DISTINCT_ID_LENGTH) {
-    throw eventError(index, field as string, `Ensure this field has no more than ${MAX_DISTINCT_ID_LENGTH} characters.`, 'max_length');
+  const text = optionalId(value, field, index);
+  if (text === null) throw eventError(index, field, 'This field may not be blank.', 'blank');
+  if (longerThan(text, MAX_DISTINCT_ID_LENGTH)) {
+    throw eventError(index, field, `Ensure this field has no more than ${MAX_DISTINCT_ID_LENGTH} characters.`, 'max_length');
   }
   return text;
 }

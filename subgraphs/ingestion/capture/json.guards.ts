@@ -6,3 +6,14 @@ export function typeName(value: unknown): string {
   if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
   return typeof value === 'boolean' ? 'bool' : typeof value;
 }
+
+/**
+ * Whether a text has more than `max` characters, counted as people count them (code points: an
+ * emoji is one), not in JavaScript's UTF-16 units.
+ */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let count = 0;
+  for (const _ of text) if (++count > max) return true;
+  return false;
+}

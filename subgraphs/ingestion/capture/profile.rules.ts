@@ -1,7 +1,7 @@
 import { exceedsDepth, isObject, MAX_JSON_DEPTH, type JsonObject } from '../../shared/validation.js';
 import { eventError } from './capture.errors.js';
 import type { GroupUpdate, PersonUpdate } from './captured-event.js';
-import { typeName } from './json.guards.js';
+import { longerThan, typeName } from './json.guards.js';
 
 export const MAX_GROUP_KEY_LENGTH = 400;
 
@@ -51,21 +51,28 @@ export function groupUpdate(event: string, properties: JsonObject, index: number
   const type = properties.$group_type;
   if (type === undefined || type === null) throw eventError(index, 'properties__$group_type', 'This field is required.', 'required');
   if (typeof type !== 'string' || type.trim() === '') throw eventError(index, 'properties__$group_type', 'This field may not be blank.', 'blank');
-  if (type.length > MAX_GROUP_KEY_LENGTH) {
+  if (longerThan(type, MAX_GROUP_KEY_LENGTH)) {
     throw eventError(index, 'properties__$group_type', `Ensure this field has no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
   }
   const key = optionalId(properties.$group_key, 'properties__$group_key', index);
   if (key === null) throw eventError(index, 'properties__$group_key', 'This field is required.', 'required');
-  if (key.length > MAX_GROUP_KEY_LENGTH) {
+  if (longerThan(key, MAX_GROUP_KEY_LENGTH)) {
     throw eventError(index, 'properties__$group_key', `Ensure this field has no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
   }
   return { group_type: type, group_key: key, group_set: objectProperty(properties, '$group_set', index) ?? {} };
 }
 
-/** A string or number id, trimmed; null when absent or blank. */
-function optionalId(value: unknown, attr: string, index: number): string | null {
+/**
+ * An id as text, trimmed (any JSON scalar, as PostHog takes it: numbers and booleans become their
+ * text); null when absent or blank. A number past 2^53 is a 400: JSON.parse has rounded it already,
+ * so the id as sent is lost, and two people's ids would become one.
+ */
+export function optionalId(value: unknown, attr: string, index: number): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' && typeof value !== 'number') throw eventError(index, attr, 'Not a valid string.', 'invalid');
+  if (typeof value === 'number' && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) {
+    throw eventError(index, attr, 'This number is too large to be read exactly; send ids past 2^53 as strings.', 'invalid');
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw eventError(index, attr, 'Not a valid string.', 'invalid');
   const text = String(value).trim();
   return text === '' ? null : text;
 }

@@ -9,7 +9,7 @@ import { WebSocketServer } from 'ws';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
 import type { Orm } from '../db/orm.js';
-import { AppError, SERVER_ERROR_BODY } from '../errors.js';
+import { AppError, contractError, PayloadTooLargeError, SERVER_ERROR_BODY } from '../errors.js';
 import { readBody } from '../http.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
@@ -60,9 +60,11 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   // (which signs it) talks to a subgraph, so a large limit costs nothing in exposure.
   const server = createServer({ maxHeaderSize: MAX_INTERNAL_HEADERS }, (request, response) => {
     handleHttp(apollo, runtime, request, response).catch((error: unknown) => {
-      log.error({ err: error }, 'subgraph request failed');
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ errors: [{ message: SERVER_ERROR_BODY.detail, extensions: { ...SERVER_ERROR_BODY, status: 500 } }] }));
+      const tooLarge = error instanceof PayloadTooLargeError;
+      if (!tooLarge) log.error({ err: error }, 'subgraph request failed');
+      const { status, body } = tooLarge ? contractError(error) : { status: 500, body: SERVER_ERROR_BODY };
+      if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ errors: [{ message: body.detail, extensions: { ...body, status } }] }));
     });
   });
   // The router keeps connections alive; closing them sooner than it expects makes it reuse a
@@ -154,7 +156,7 @@ async function writeResponse(result: HTTPGraphQLResponse, response: ServerRespon
 /** The JSON body of a request from the router (bounded: a misbehaving peer cannot exhaust memory). */
 async function readJson(request: IncomingMessage): Promise<unknown> {
   const body = await readBody(request, MAX_INTERNAL_BODY);
-  if (body === null) throw new Error('subgraph request body too large');
+  if (body === null) throw new PayloadTooLargeError(MAX_INTERNAL_BODY);
   return JSON.parse(body.toString('utf8') || 'null');
 }
 
