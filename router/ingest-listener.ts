@@ -6,7 +6,7 @@ import { answerIngest, bind, writeHealth, type IngestHandler, type Listener } fr
 
 export interface IngestListenerOptions {
   host: string;
-  /** INGEST_PORT. */
+  /** INGEST_PORT: an `{ingest_url}` of its own, apart from the API's port. */
   port: number;
   ingest: IngestHandler;
   healthy: () => Promise<boolean>;

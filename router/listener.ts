@@ -5,7 +5,7 @@ import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConfigError } from '../subgraphs/shared/config.js';
-import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
+import { NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { Slots } from '../subgraphs/shared/slots.js';
@@ -25,7 +25,7 @@ export interface ListenerOptions {
   port: number;
   gateway: GatewayRuntime<RouterContext>;
   authenticator: Authenticator;
-  /** `/api/...` */
+  /** The REST layer, for `/api/...`. */
   rest: FetchHandler;
   /** `/batch/` when ingestion is mounted. */
   ingest?: IngestHandler;
@@ -142,7 +142,6 @@ function connectionAuthorization(ctx: { connectionParams?: Record<string, unknow
   return headerValue(ctx.connectionParams, 'authorization') ?? ctx.extra.request.headers.authorization;
 }
 
-
 async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://router').pathname;
   if (path === '/healthz') return writeHealth(response, options.healthy);
@@ -171,21 +170,40 @@ export async function writeHealth(response: ServerResponse, healthy: () => Promi
 }
 
 /**
- * Batches handled at once by this process: each may hold tens of megabytes (read, parsed, sent on),
- * so the rest wait, unread, for a turn. Shared by every listener that serves `/batch/`.
+ * Batches handled at once by this process, and the bytes they may weigh together: a batch takes
+ * about 25 times its JSON in memory while it is parsed, checked and written (measured with 20 MiB
+ * of small events), so two of the largest at once, or eight ordinary ones. Shared by every
+ * listener that serves `/batch/`.
  */
-const INGEST_SLOTS = new Slots(8);
+const INGEST_SLOTS = new Slots(8, 40 * 1024 * 1024);
+/** A client silent this long in the middle of its body gets a 408. */
+const INGEST_BODY_IDLE_MS = 15_000;
+/** What a compressed body is reckoned to inflate to before it is inflated (JSON gzips about so). */
+const COMPRESSED_WEIGHT = 8;
 
-/** `/batch/`: a turn first, then the body (so a waiting request holds no memory), then the handler. */
+/**
+ * `/batch/`: the body is read first, with no turn held (a slow or silent client keeps no batch
+ * waiting, and is dropped with a 408 once silent); then a turn, weighed by the body's size; then
+ * the handler.
+ */
 export async function answerIngest(request: IncomingMessage, response: ServerResponse, ingest: IngestHandler, limit: number): Promise<void> {
-  const release = await INGEST_SLOTS.acquire();
+  let body: Buffer | null;
   try {
-    await answer(request, response, limit, (body) => ingest(readRequest(request, body)));
+    body = await readBody(request, limit, INGEST_BODY_IDLE_MS);
+  } catch (error) {
+    if (!(error instanceof RequestTimeoutError)) throw error;
+    response.shouldKeepAlive = false;
+    return writeAppError(response, error);
+  }
+  if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
+  const compressed = request.headers['content-encoding'] !== undefined || (body[0] === 0x1f && body[1] === 0x8b);
+  const release = await INGEST_SLOTS.acquire(compressed ? Math.min(limit, body.length * COMPRESSED_WEIGHT) : body.length);
+  try {
+    await writeResponse(await ingest(readRequest(request, body)), response);
   } finally {
     release();
   }
 }
-
 
 /**
  * The REST paths that take whole traces, and GraphQL requests of a known key (any operation may

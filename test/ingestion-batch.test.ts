@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { listenIngest } from '../router/ingest-listener.js';
@@ -331,6 +332,17 @@ describe('POST /batch/', () => {
     expect(await environment()).toBe(true);
   });
 
+  it('takes batches while other clients stall in the middle of their bodies: reading holds no turn', async () => {
+    const stalled = await Promise.all(Array.from({ length: 12 }, () => stallMidBody(stack.ingestUrl)));
+    try {
+      const owner = await freshTenant();
+      const answer = await postBatch(stack, envelope(owner.project_api_key, [anEvent()]));
+      expect(answer.status).toBe(200);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
+  });
+
   it('answers 405 to other methods and 204 with CORS headers to a preflight', async () => {
     const get = await api(stack.ingestUrl, 'GET', '/batch/');
     expect(get.status).toBe(405);
@@ -354,3 +366,14 @@ describe('POST /batch/', () => {
     expect((await api(stack.ingestUrl, 'POST', '/graphql', { body: { query: '{ __typename }' } })).status).toBe(404);
   });
 });
+
+/** A connection that announces a large /batch/ body, sends its first byte and then nothing. */
+function stallMidBody(baseUrl: string): Promise<Socket> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write('POST /batch/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+      setTimeout(() => resolve(socket), 50);
+    });
+  });
+}

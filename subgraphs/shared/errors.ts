@@ -87,6 +87,13 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** A client that stopped sending the body it announced: it holds nothing past this. */
+export class RequestTimeoutError extends AppError {
+  constructor(seconds: number) {
+    super(408, 'invalid_request', 'request_timeout', `No part of the request body arrived for ${seconds} seconds.`);
+  }
+}
+
 export class ThrottledError extends AppError {
   constructor(seconds: number) {
     super(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} seconds.`);

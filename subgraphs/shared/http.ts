@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contractError, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
+import { contractError, RequestTimeoutError, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
 
-/** The whole body of a Node request, or null once it passes the limit (the rest is not read). */
-export function readBody(request: IncomingMessage, limit: number): Promise<Buffer | null> {
+/**
+ * The whole body of a Node request, or null once it passes the limit (the rest is not kept). With
+ * `idleMs`, a body none of which arrives for that long fails with a RequestTimeoutError.
+ */
+export function readBody(request: IncomingMessage, limit: number, idleMs?: number): Promise<Buffer | null> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > limit) {
     request.resume();
@@ -12,12 +15,16 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
+    if (idleMs) request.setTimeout(idleMs, () => reject(new RequestTimeoutError(idleMs / 1000)));
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) over = true;
       if (!over) chunks.push(chunk);
     });
-    request.on('end', () => resolve(over ? null : Buffer.concat(chunks)));
+    request.on('end', () => {
+      if (idleMs) request.setTimeout(0);
+      resolve(over ? null : Buffer.concat(chunks));
+    });
     request.on('error', reject);
   });
 }

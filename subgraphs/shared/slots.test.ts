@@ -23,3 +23,27 @@ describe(Slots.name, () => {
     andAgain();
   });
 });
+
+describe('Slots with a budget', () => {
+  it('lets holders in while their weights fit, one heavier than the budget alone, and keeps the order', async () => {
+    const slots = new Slots(8, 100);
+    const order: string[] = [];
+    const a = await slots.acquire(60);
+    const b = slots.acquire(50).then((release) => (order.push('b'), release));
+    const c = slots.acquire(10).then((release) => (order.push('c'), release));
+    await Promise.resolve();
+    // c would fit, but waits behind b: a heavy request is not starved by light ones.
+    expect(order).toEqual([]);
+    a();
+    const releaseB = await b;
+    const releaseC = await c;
+    expect(order).toEqual(['b', 'c']);
+    const huge = slots.acquire(500).then((release) => (order.push('huge'), release));
+    releaseB();
+    await Promise.resolve();
+    expect(order).toEqual(['b', 'c']);
+    releaseC();
+    (await huge)();
+    expect(order).toEqual(['b', 'c', 'huge']);
+  });
+});
