@@ -97,7 +97,11 @@ export class PersonBook {
 
   private personOf(distinctId: string): PersonState | undefined {
     const state = this.byDistinctId.get(distinctId);
-    return state && resolve(state);
+    if (!state) return undefined;
+    const person = resolve(state);
+    // Shortens the chain for the next look-up.
+    if (person !== state) this.byDistinctId.set(distinctId, person);
+    return person;
   }
 
   private create(distinctId: string, time: number): PersonState {
@@ -146,8 +150,9 @@ export class PersonBook {
     into.created_at = Math.min(into.created_at, from.created_at);
     into.is_identified = true;
     into.changed = true;
+    // Its distinct ids follow it through `merged_into` (personOf and changes() resolve it), so a
+    // merge costs the same however many ids the book holds.
     from.merged_into = into;
-    for (const [distinctId, state] of this.byDistinctId) if (state === from) this.attach(distinctId, into);
     if (from.id !== null) this.merged.push({ from, into });
   }
 }
