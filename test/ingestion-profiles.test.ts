@@ -110,18 +110,23 @@ describe('persons', () => {
 });
 
 describe('the profile worker', () => {
-  it('lets an environment whose queued changes cannot be applied wait, and goes on with the others', async () => {
+  it('lets an environment whose queued changes cannot be applied wait, goes on with the others, and parks the row at fault', async () => {
     const broken = await project();
     const poison = [{ distinct_id: 'x', time: 0, person: null, group: { group_type_index: null, group_key: 'k', group_set: {} } }];
     await sql(inject('databaseUrl'), 'insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values ($1, $2, 1, now())', [broken.owner.environment_id, JSON.stringify(poison)]);
     const healthy = await project();
     await healthy.send({ distinct_id: 'fine' });
     expect((await healthy.persons()).map((person) => person.distinct_ids)).toEqual([['fine']]);
-    const [{ count }] = await sql<{ count: string }>(inject('databaseUrl'), 'select count(*) from ingestion.profile_updates where environment_id = $1', [broken.owner.environment_id]);
-    expect(Number(count)).toBe(1);
+
+    // The broken environment's next batch waits behind the bad row, which is tried alone until it is parked.
+    await broken.send({ distinct_id: 'after' });
+    for (let drain = 0; drain < 6 && (await broken.persons()).length === 0; drain++) await applyProfiles(stack);
+    expect((await broken.persons()).map((person) => person.distinct_ids)).toEqual([['after']]);
+    const rows = await sql<{ attempts: number; last_error: string }>(inject('databaseUrl'), 'select attempts, last_error from ingestion.profile_updates where environment_id = $1', [broken.owner.environment_id]);
+    expect(rows).toEqual([{ attempts: 3, last_error: expect.stringContaining('null') }]);
   });
 
-  it('takes queued batches up to a number of entries, at least one, in the order they were queued', async () => {
+  it('takes queued batches up to a number of entries and of bytes, at least one, in the order they were queued', async () => {
     const { owner } = await project();
     const orm = await MikroORM.init(ormOptions(subgraphNamed('ingestion'), inject('databaseUrl'), 1));
     // Queued and read in one transaction that is never committed: the stack's own worker cannot take them first.
@@ -129,12 +134,14 @@ describe('the profile worker', () => {
     await em.begin();
     try {
       for (const entries of [15_000, 10_000, 1]) {
-        await em.execute('insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values (?, ?::jsonb, ?, now())', [owner.environment_id, JSON.stringify([{ distinct_id: `n${entries}` }]), entries]);
+        await em.execute('insert into ingestion.profile_updates (environment_id, updates, entries, bytes, created_at) values (?, ?::jsonb, ?, ?, now())', [owner.environment_id, JSON.stringify([{ distinct_id: `n${entries}` }]), entries, entries * 100]);
       }
-      const take = (budget: number) => takeProfiles(em, owner.environment_id, budget).then(({ entries }) => entries.map((entry) => entry.distinct_id));
+      const take = (entries: number, bytes = Infinity) => takeProfiles(em, owner.environment_id, { entries, bytes }).then((taken) => taken.entries.map((entry) => entry.distinct_id));
       expect(await take(20_000)).toEqual(['n15000']);
       expect(await take(25_000)).toEqual(['n15000', 'n10000']);
       expect(await take(100)).toEqual(['n15000']);
+      expect(await take(100_000, 2_000_000)).toEqual(['n15000']);
+      expect(await take(100_000, 2_500_100)).toEqual(['n15000', 'n10000', 'n1']);
     } finally {
       await em.rollback();
       await orm.close();

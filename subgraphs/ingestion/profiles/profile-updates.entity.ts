@@ -22,6 +22,21 @@ export class ProfileUpdates {
   @Property({ type: 'int' })
   entries!: number;
 
+  /** How many bytes of JSON `updates` is: a pass also takes at most so many, whatever the entries hold. */
+  @Property({ type: 'int', default: 0 })
+  bytes: number = 0;
+
+  /**
+   * Passes that failed with this row in them. A row that failed is tried alone next, and one that
+   * failed alone thrice is parked (left out of passes, kept for an operator to read).
+   */
+  @Property({ type: 'int', default: 0 })
+  attempts: number = 0;
+
+  /** Why the last pass with this row failed. */
+  @Property({ type: 'text', nullable: true })
+  last_error: string | null = null;
+
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();
 }

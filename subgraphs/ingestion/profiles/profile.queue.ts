@@ -24,34 +24,47 @@ export async function lockProfiles(em: EntityManager, environmentId: number, wai
 /** Queues a batch's profile entries, in the caller's (the batch's) transaction. */
 export async function enqueueProfiles(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await executeBound(em, 'insert into ingestion.profile_updates (environment_id, updates, entries, created_at) values (?, ?::jsonb, ?, now())', [
+  const updates = JSON.stringify(entries);
+  await executeBound(em, 'insert into ingestion.profile_updates (environment_id, updates, entries, bytes, created_at) values (?, ?::jsonb, ?, ?, now())', [
     environmentId,
-    JSON.stringify(entries),
+    updates,
     entries.length,
+    Buffer.byteLength(updates),
   ]);
 }
 
-/** Environments with queued entries. */
+/** A row that failed this many passes alone is parked: passes leave it out, and the others go on. */
+export const PARK_AFTER_ATTEMPTS = 3;
+
+/** Environments with entries to apply (parked ones aside). */
 export async function queuedEnvironments(em: EntityManager): Promise<number[]> {
-  const rows = await em.execute<{ environment_id: number }[]>('select distinct environment_id from ingestion.profile_updates');
+  const rows = await em.execute<{ environment_id: number }[]>('select distinct environment_id from ingestion.profile_updates where attempts < ?', [PARK_AFTER_ATTEMPTS]);
   return rows.map((row) => row.environment_id);
+}
+
+/** How much one pass takes at most (at least one row): its memory is bounded whatever the batches held. */
+export interface PassBudget {
+  entries: number;
+  bytes: number;
 }
 
 /**
  * The oldest queued batches of an environment, in the order they were queued, as many as fit in
- * `budget` entries (at least one): a pass's memory is bounded whatever size the batches had.
+ * the budget. A row that was in a failed pass is taken alone, so that the one at fault is found.
  */
-export async function takeProfiles(em: EntityManager, environmentId: number, budget: number): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
-  const queued = await em.execute<{ id: string; entries: number }[]>(
-    'select id, entries from ingestion.profile_updates where environment_id = ? order by id limit 100',
-    [environmentId],
+export async function takeProfiles(em: EntityManager, environmentId: number, budget: PassBudget): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
+  const queued = await em.execute<{ id: string; entries: number; bytes: number; attempts: number }[]>(
+    'select id, entries, bytes, attempts from ingestion.profile_updates where environment_id = ? and attempts < ? order by id limit 100',
+    [environmentId, PARK_AFTER_ATTEMPTS],
   );
   const ids: string[] = [];
-  let taken = 0;
-  for (const { id, entries } of queued) {
-    if (ids.length > 0 && taken + entries > budget) break;
+  const taken = { entries: 0, bytes: 0 };
+  for (const { id, entries, bytes, attempts } of queued) {
+    if (ids.length > 0 && (attempts > 0 || taken.entries + entries > budget.entries || taken.bytes + bytes > budget.bytes)) break;
     ids.push(String(id));
-    taken += entries;
+    taken.entries += entries;
+    taken.bytes += bytes;
+    if (attempts > 0) break;
   }
   if (ids.length === 0) return { ids, entries: [] };
   const rows = await em.execute<{ updates: ProfileEntry[] }[]>('select updates from ingestion.profile_updates where id in (?) order by id', [ids]);
@@ -60,4 +73,14 @@ export async function takeProfiles(em: EntityManager, environmentId: number, bud
 
 export async function forgetProfiles(em: EntityManager, ids: string[]): Promise<void> {
   if (ids.length > 0) await em.execute('delete from ingestion.profile_updates where id in (?)', [ids]);
+}
+
+/** Counts a failed pass against its rows (in a transaction of its own), answering the ids now parked. */
+export async function countFailure(em: EntityManager, ids: string[], reason: string): Promise<string[]> {
+  const rows = await executeBound<{ id: string; attempts: number }>(
+    em,
+    'update ingestion.profile_updates set attempts = attempts + 1, last_error = left(?, 2000) where id in (select jsonb_array_elements_text(?::jsonb)::bigint) returning id, attempts',
+    [reason, JSON.stringify(ids)],
+  );
+  return rows.filter((row) => row.attempts >= PARK_AFTER_ATTEMPTS).map((row) => String(row.id));
 }

@@ -5,10 +5,10 @@ import { saveGroups } from '../groups/group.repository.js';
 import { PersonBook } from '../persons/person.book.js';
 import { loadPersons, savePersons } from '../persons/person.repository.js';
 import { knownPersons } from './known-person.cache.js';
-import { forgetProfiles, lockProfiles, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles } from './profile.queue.js';
+import { countFailure, forgetProfiles, lockProfiles, PARK_AFTER_ATTEMPTS, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles, type PassBudget } from './profile.queue.js';
 
-/** Entries applied in one transaction: one load and one write of persons for all of them. */
-const ENTRIES_PER_PASS = 20_000;
+/** What one transaction applies: one load and one write of persons for all of it. */
+const PASS_BUDGET: PassBudget = { entries: 20_000, bytes: 32 * 1024 * 1024 };
 /** An environment whose changes failed to apply waits this long before the next try. */
 const FAILED_PAUSE_MS = 60_000;
 const SWEEP_MS = 1000;
@@ -24,12 +24,16 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
   // One environment whose changes cannot be applied waits; the others go on.
   const failedUntil = new Map<number, number>();
   const applyOne = async (environmentId: number, draining: boolean): Promise<number> => {
-    if ((failedUntil.get(environmentId) ?? 0) > Date.now()) return 0;
+    // A drain (asked for by whoever waits on the result) does not wait out the pause.
+    if (!draining && (failedUntil.get(environmentId) ?? 0) > Date.now()) return 0;
     try {
       return await applyQueued(orm.em.fork(), environmentId, draining);
     } catch (error) {
       failedUntil.set(environmentId, Date.now() + FAILED_PAUSE_MS);
-      log.error({ err: error, environment_id: environmentId }, 'profile updates of an environment failed; tried again in a minute');
+      const parked = error instanceof PassFailed ? error.parked : [];
+      const cause = error instanceof PassFailed ? error.cause : error;
+      if (parked.length > 0) log.error({ err: cause, environment_id: environmentId, parked }, `profile updates parked after failing ${PARK_AFTER_ATTEMPTS} passes alone; the environment goes on without them`);
+      else log.error({ err: cause, environment_id: environmentId }, 'profile updates of an environment failed; tried again in a minute, each failed row alone');
       return 0;
     }
   };
@@ -59,9 +63,11 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
  */
 export async function applyQueued(em: EntityManager, environmentId: number, wait = false): Promise<number> {
   let book: PersonBook | undefined;
+  let taken: string[] = [];
   const applied = await em.transactional(async (tx) => {
     if (!(await lockProfiles(tx, environmentId, wait))) return 0;
-    const { ids, entries } = await takeProfiles(tx, environmentId, ENTRIES_PER_PASS);
+    const { ids, entries } = await takeProfiles(tx, environmentId, PASS_BUDGET);
+    taken = ids;
     const people = entries.filter((entry) => entry.person);
     if (people.length > 0) {
       const distinctIds = new Set(people.flatMap((entry) => (entry.person!.merge ? [entry.distinct_id, entry.person!.merge.other] : [entry.distinct_id])));
@@ -72,9 +78,21 @@ export async function applyQueued(em: EntityManager, environmentId: number, wait
     await saveGroups(tx, environmentId, entries);
     await forgetProfiles(tx, ids);
     return ids.length;
+  }).catch(async (error: unknown) => {
+    throw new PassFailed(error, taken.length > 0 ? await countFailure(em.fork(), taken, String((error as Error).message ?? error)) : []);
   });
   // Only what is committed may spare later batches their entries.
   const database = String(em.config.get('clientUrl'));
   for (const [distinctId, createdAt] of book?.createdAtByDistinctId() ?? []) knownPersons.remember(database, environmentId, distinctId, createdAt);
   return applied;
+}
+
+/** A pass that failed, and the rows it left parked. */
+class PassFailed extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly parked: string[],
+  ) {
+    super('profile pass failed');
+  }
 }
