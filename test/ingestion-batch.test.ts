@@ -220,7 +220,8 @@ describe('POST /batch/', () => {
       expect((await postBatch(stack, gzipSync(body(owner)), {}, '?compression=gzip-js')).status).toBe(200);
       expect((await postBatch(stack, gzipSync(body(owner)), { 'content-type': 'text/plain' })).status).toBe(200);
       expect((await postBatch(stack, deflateSync(body(owner)), { 'content-encoding': 'deflate' })).status).toBe(200);
-      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(4);
+      expect((await postBatch(stack, gzipSync(body(owner)), { 'content-encoding': 'identity, gzip' })).status).toBe(200);
+      expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(5);
     });
 
     it('reads form data whose `data` holds the JSON, plain or base64 (even with its + left unencoded)', async () => {

@@ -49,12 +49,14 @@ function formData(data: string | null): Buffer {
   return trimmed.startsWith('{') || trimmed.startsWith('[') ? Buffer.from(trimmed) : Buffer.from(trimmed.replaceAll(' ', '+'), 'base64');
 }
 
+/** The body's one coding (`identity` entries aside, as HTTP allows them in a list). */
 function contentEncoding(request: ReadRequest): 'gzip' | 'deflate' | null {
-  const header = (request.header('content-encoding') ?? '').trim().toLowerCase();
-  if (header === 'gzip' || header === 'x-gzip') return 'gzip';
-  if (header === 'deflate') return 'deflate';
-  if (header !== '' && header !== 'identity') throw new ValidationError(`Content-Encoding "${header}" is not supported; send gzip or plain JSON.`, null, 'unsupported_encoding');
-  return null;
+  const header = (request.header('content-encoding') ?? '').toLowerCase();
+  const codings = header.split(',').map((coding) => coding.trim()).filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return null;
+  if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return 'gzip';
+  if (codings.length === 1 && codings[0] === 'deflate') return 'deflate';
+  throw new ValidationError(`Content-Encoding "${header.trim()}" is not supported; send gzip or plain JSON.`, null, 'unsupported_encoding');
 }
 
 async function decompress(bytes: Buffer, encoding: 'gzip' | 'deflate' | null, limit: number): Promise<Buffer> {
