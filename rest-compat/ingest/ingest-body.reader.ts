@@ -27,6 +27,7 @@ export async function readIngestText(request: ReadRequest, limit: number): Promi
   return text;
 }
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
 
 function isForm(request: ReadRequest): boolean {

@@ -21,7 +21,7 @@ export const batchPath: Json = {
             properties: {
               api_key: { type: 'string', description: 'The project API key (`phc_…`); `token` is read too.' },
               historical_migration: { type: 'boolean', default: false },
-              sent_at: { type: 'string', format: 'date-time', description: "When the client sent the batch: corrects the events' times for its clock." },
+              sent_at: { type: 'string', format: 'date-time', description: "When the client sent the batch: corrects the events' times for its clock (normal ingestion; a historical batch keeps its times)." },
               batch: {
                 type: 'array',
                 minItems: 1,
@@ -30,7 +30,7 @@ export const batchPath: Json = {
                   required: ['event', 'timestamp'],
                   properties: {
                     event: { type: 'string', maxLength: 200 },
-                    distinct_id: { type: 'string', maxLength: 200, description: 'Here, as `$distinct_id`, or in `properties`.' },
+                    distinct_id: { type: 'string', maxLength: 200, description: 'Required: here, as `$distinct_id`, or in `properties`. A number is taken as its text (up to 2^53).' },
                     timestamp: { type: 'string', format: 'date-time' },
                     uuid: { type: 'string', format: 'uuid' },
                     properties: { type: 'object', additionalProperties: true },
@@ -51,7 +51,8 @@ export const batchPath: Json = {
       },
       '400': error('Bad input: `attr` names the event and field (`batch__3__timestamp`).'),
       '401': error('No project API key, or one no project has (`missing_api_key`, `invalid_api_key`).'),
-      '413': error('Body over 20 MB, compressed or once inflated.'),
+      '408': error('The body stopped arriving for 15 seconds (`request_timeout`).'),
+      '413': error('Body over `MAX_INGEST_BODY_BYTES` (20 MiB by default), compressed or once inflated (`request_too_large`), or an event whose properties pass 1 MiB (`event_too_large`, `attr` naming it).'),
     },
   },
 };

@@ -35,7 +35,7 @@ describe('readBatch', () => {
       ['an event that is no object', [event(), 'pageview'], 'batch__1', 'invalid'],
       ['$groups that is no object', [event({ properties: { $groups: 'acme' } })], 'batch__0__properties__$groups', 'invalid'],
       ['a $create_alias without alias', [event({ event: '$create_alias' })], 'batch__0__properties__alias', 'required'],
-      ['a numeric distinct_id past 2^53 (JSON.parse rounded it)', [event({ distinct_id: 1234567890123456789 })], 'batch__0__distinct_id', 'invalid'],
+      ['a numeric distinct_id past 2^53 (JSON.parse rounded it)', [event({ distinct_id: JSON.parse("1234567890123456789") })], 'batch__0__distinct_id', 'invalid'],
       ['a numeric $anon_distinct_id past 2^53', [event({ event: '$identify', properties: { $anon_distinct_id: 2 ** 60 } })], 'batch__0__properties__$anon_distinct_id', 'invalid'],
       ['a distinct_id of 201 emoji', [event({ distinct_id: '🦔'.repeat(201) })], 'batch__0__distinct_id', 'max_length'],
     ])('%s', (_case, batch, attr, code) => {

@@ -1,7 +1,7 @@
 import { ParseError, ValidationError } from '../../shared/errors.js';
 import { isObject, mayHoldUnstorable, replaceUnstorable } from '../../shared/validation.js';
 import type { BatchInput, EventDocuments } from './batch.rules.js';
-import { typeName } from './json.guards.js';
+import { jsonText, typeName } from './json.guards.js';
 
 /**
  * A capture request's JSON text, read as PostHog's `/batch/` reads it: an envelope `{api_key |
@@ -41,12 +41,7 @@ function optional<T>(value: unknown, type: 'string' | 'boolean', attr: string, d
   return value as T;
 }
 
-/** The cleaned events as JSON again; JSON.stringify recurses, so a value nested tens of thousands deep is a 400. */
+/** The cleaned events as JSON again (a value nested tens of thousands deep is a 400). */
 function stringified(batch: unknown): string {
-  try {
-    return JSON.stringify(batch);
-  } catch (error) {
-    if (error instanceof RangeError) throw new ValidationError('The events nest too deeply to be stored.', 'batch', 'too_deep');
-    throw error;
-  }
+  return jsonText(batch, () => new ValidationError('The events nest too deeply to be stored.', 'batch', 'too_deep'));
 }

@@ -3,7 +3,7 @@ import { isObject, isUuid, type JsonObject } from '../../shared/validation.js';
 import { eventError } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
 import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.rules.js';
-import { longerThan, typeName } from './json.guards.js';
+import { jsonText, longerThan, typeName } from './json.guards.js';
 import { groupUpdate, MAX_GROUP_KEY_LENGTH, optionalId, personUpdate } from './profile.rules.js';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;
@@ -132,12 +132,6 @@ function eventUuid(value: unknown, index: number): string | null {
 
 /** Person, name, time and a hash of the content: with the environment, what an event's derived uuid comes from. */
 function contentKey(distinctId: string, event: string, timestamp: string, properties: JsonObject, index: number): string {
-  let content: string;
-  try {
-    content = JSON.stringify(properties);
-  } catch (error) {
-    if (error instanceof RangeError) throw eventError(index, 'properties', 'The properties nest too deeply to be stored.', 'too_deep');
-    throw error;
-  }
+  const content = jsonText(properties, () => eventError(index, 'properties', 'The properties nest too deeply to be stored.', 'too_deep'));
   return `${distinctId}\n${event}\n${timestamp}\n${createHash('sha256').update(content).digest('hex')}`;
 }

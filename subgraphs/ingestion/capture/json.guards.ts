@@ -17,3 +17,16 @@ export function longerThan(text: string, max: number): boolean {
   for (const _ of text) if (++count > max) return true;
   return false;
 }
+
+/**
+ * A value as JSON text, or the error `tooDeep` makes when it nests too deeply to be written
+ * (JSON.stringify recurses: tens of thousands of levels overflow the stack).
+ */
+export function jsonText(value: unknown, tooDeep: () => Error): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeep();
+    throw error;
+  }
+}

@@ -20,7 +20,7 @@ export class Migration20261123165205_ingestion extends Migration {
 
     // Written by hand (no entity describes them; see the subgraph's unmanagedTables): events are
     // partitioned by month of their timestamp, one partition for everything before 2000 and the
-    // monthly ones made as events need them (events/event-partitions.ts). The indexes serve
+    // monthly ones made as events need them (events/event-partition.repository.ts). The indexes serve
     // reading an environment's events by time, by name and by distinct id, newest first.
     this.addSql(`create table "ingestion"."events" ("uuid" uuid not null, "environment_id" int not null, "event" text not null, "distinct_id" text not null, "timestamp" timestamptz not null, "properties" jsonb not null, "created_at" timestamptz not null default now()) partition by range ("timestamp");`);
     this.addSql(`create index "events_environment_id_timestamp_uuid_index" on "ingestion"."events" ("environment_id", "timestamp", "uuid");`);
