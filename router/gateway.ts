@@ -9,9 +9,11 @@ import { GraphQLError } from 'graphql';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
+import type { LocalExecute } from '../subgraphs/shared/subgraph/serve.js';
 import type { Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
+import { localFirstTransport } from './local.transport.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
@@ -39,6 +41,8 @@ export interface GatewayOptions {
   signer: ActorSigner;
   log: Logger;
   limits?: QueryLimits;
+  /** Subgraphs running in this process, called directly instead of over HTTP. */
+  local?: Record<string, LocalExecute>;
 }
 
 /**
@@ -61,29 +65,39 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
       );
     },
     // Every subgraph fetch carries the actor, including the entity fetches that resolve fields of
-    // subscription events (which header propagation does not reach). A subscription outlives the
-    // header's expiry: then the key is checked again (a revoked one gets no more data) and signed anew.
+    // subscription events (which header propagation does not reach).
     async onFetch({ context, options, setOptions, endResponse }) {
       const ctx = context as Partial<RouterContext>;
-      if (!ctx.actor) return;
-      if (Date.now() - ctx.actorSignedAt! >= RESIGN_AFTER_MS) {
-        try {
-          ctx.actor = await authenticator.actorFor(ctx.authorization);
-        } catch (error) {
-          const { message, extensions } = asHttpError(error, log);
-          endResponse(Response.json({ errors: [{ message, extensions }] }));
-          return;
-        }
-        ctx.actorHeader = signer.sign(ctx.actor);
-        ctx.actorSignedAt = Date.now();
+      const actor = await currentActor(ctx);
+      if (actor === undefined) return;
+      if (actor instanceof GraphQLError) {
+        endResponse(Response.json({ errors: [{ message: actor.message, extensions: actor.extensions }] }));
+        return;
       }
       setOptions({ ...options, headers: { ...(options.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! } });
     },
   };
+  /**
+   * The operation's actor, for a subgraph call. A subscription outlives the header's expiry: then
+   * the key is checked again (a revoked one gets no more data, but this error) and signed anew.
+   */
+  const currentActor = async (ctx: Partial<RouterContext>): Promise<Actor | GraphQLError | undefined> => {
+    if (!ctx.actor) return undefined;
+    if (Date.now() - ctx.actorSignedAt! >= RESIGN_AFTER_MS) {
+      try {
+        ctx.actor = await authenticator.actorFor(ctx.authorization);
+      } catch (error) {
+        return asHttpError(error, log);
+      }
+      ctx.actorHeader = signer.sign(ctx.actor);
+      ctx.actorSignedAt = Date.now();
+    }
+    return ctx.actor;
+  };
   return createGatewayRuntime<RouterContext>({
     supergraph: options.supergraph,
     unifiedGraphHandler,
-    transports: { http: httpTransport, ws: wsTransport },
+    transports: { http: options.local ? localFirstTransport(options.local, (context) => currentActor(context as Partial<RouterContext>)) : httpTransport, ws: wsTransport },
     transportEntries: {
       '*.http': {
         options: {

@@ -8,6 +8,7 @@ import { startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
 import { createLogger, type Logger } from '../subgraphs/shared/logger.js';
+import type { LocalExecute } from '../subgraphs/shared/subgraph/serve.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
@@ -15,14 +16,17 @@ import { listen, type IngestHandler, type Listener } from './listener.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
+  /** Those running in this process, called without HTTP. */
+  local?: Record<string, LocalExecute>;
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
   embedded: boolean;
 }
 
 /**
- * `npm start`: the whole platform in one process. The subgraphs listen on free loopback ports,
- * the router composes them from the committed supergraph, the REST layer runs in process on the
+ * `npm start`: the whole platform in one process. The subgraphs listen on free loopback ports
+ * (the router calls them in process, but for subscriptions), the router composes them from the
+ * committed supergraph, the REST layer runs in process on the
  * router, and one public listener serves it all. With SUBGRAPH_URLS set, the router runs alone
  * and routes to subgraphs that run elsewhere.
  */
@@ -43,7 +47,7 @@ async function main(): Promise<void> {
 async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
-  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local });
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
@@ -101,7 +105,7 @@ async function listenIngestPort(settings: Config, ingest: IngestHandler, subgrap
 
 async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
   const running = await startSubgraphs(settings, log);
-  return { urls: running.urls, healthy: running.healthy, stop: running.stop, embedded: Boolean(running.database.embedded) };
+  return { urls: running.urls, local: running.local, healthy: running.healthy, stop: running.stop, embedded: Boolean(running.database.embedded) };
 }
 
 /** Subgraphs run elsewhere: healthy when every one answers its own /healthz. */

@@ -68,7 +68,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const subgraphs = await startSubgraphs(config, log);
   const signer = new ActorSigner(config.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
-  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local });
   const rest = createRest({
     apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
