@@ -9,6 +9,9 @@ type Transport = typeof httpTransport;
 /** The caller of an operation, current (checked again when its signature grew old), or the error that refuses it. */
 export type ActorOf = (context: unknown) => Promise<Actor | GraphQLError | undefined>;
 
+/** Queries whose variables pass this many characters are not shared: the key would cost what sharing saves. */
+const SHARED_VARIABLES_MAX_CHARS = 64 * 1024;
+
 /**
  * The router's transport to a subgraph: a call into it when it runs in this process (`local`),
  * HTTP otherwise; subscriptions always go over graphql-ws, as the subgraph serves them. A local
@@ -20,9 +23,10 @@ export function localFirstTransport(local: Record<string, LocalExecute>, actorOf
     getSubgraphExecutor(options) {
       const execute = local[options.subgraphName];
       if (!execute) return httpTransport.getSubgraphExecutor(options);
+      const run = localRunner(options.subgraphName, execute, actorOf);
       let remote: ReturnType<Transport['getSubgraphExecutor']> | undefined;
       const executor = ((request: ExecutionRequest) => {
-        if (request.operationType !== 'subscription') return runLocal(execute, request, actorOf);
+        if (request.operationType !== 'subscription') return run(request);
         remote ??= httpTransport.getSubgraphExecutor(options);
         return Promise.resolve(remote).then((subscribe) => subscribe(request));
       }) as Executor;
@@ -36,15 +40,32 @@ export function localFirstTransport(local: Record<string, LocalExecute>, actorOf
   };
 }
 
-async function runLocal(execute: LocalExecute, request: ExecutionRequest, actorOf: ActorOf): Promise<ExecutionResult> {
-  const actor = await actorOf(request.context);
-  if (actor === undefined) return { errors: [new GraphQLError('Missing, forged or expired actor header.', { extensions: { code: 'UNAUTHENTICATED' } })] };
-  if (actor instanceof GraphQLError) return { errors: [actor] };
-  // As HTTP would send it: Apollo refuses an `operationName` present but undefined.
-  const body: LocalRequest = { query: printed(request.document) };
-  if (request.variables) body.variables = asJson(request.variables) as Record<string, unknown>;
-  if (request.operationName !== undefined) body.operationName = request.operationName;
-  return execute(body, actor);
+/**
+ * Runs queries and mutations on one local subgraph. The same query of the same caller (same signed
+ * actor, document and variables) asked again while the first is running shares its execution, as
+ * the HTTP executor shares one fetch for requests alike: many clients polling one view cost one.
+ */
+function localRunner(subgraph: string, execute: LocalExecute, actorOf: ActorOf): (request: ExecutionRequest) => Promise<ExecutionResult> {
+  const inflight = new Map<string, Promise<string>>();
+  return async (request) => {
+    const actor = await actorOf(request.context);
+    if (actor === undefined) return { errors: [new GraphQLError('Missing, forged or expired actor header.', { extensions: { code: 'UNAUTHENTICATED' } })] };
+    if (actor instanceof GraphQLError) return { errors: [actor] };
+    // As HTTP would send it: Apollo refuses an `operationName` present but undefined.
+    const body: LocalRequest = { query: printed(request.document) };
+    const size = { chars: 0 };
+    if (request.variables) body.variables = asJson(request.variables, size) as Record<string, unknown>;
+    if (request.operationName !== undefined) body.operationName = request.operationName;
+    const signed = (request.context as { actorHeader?: string } | undefined)?.actorHeader;
+    if (request.operationType !== 'query' || !signed || size.chars > SHARED_VARIABLES_MAX_CHARS) return JSON.parse(await execute(body, actor)) as ExecutionResult;
+    const key = `${subgraph}\n${signed}\n${body.operationName ?? ''}\n${body.query}\n${JSON.stringify(body.variables ?? null)}`;
+    let answer = inflight.get(key);
+    if (!answer) {
+      answer = execute(body, actor).finally(() => inflight.delete(key));
+      inflight.set(key, answer);
+    }
+    return JSON.parse(await answer) as ExecutionResult;
+  };
 }
 
 const documents = new WeakMap<DocumentNode, string>();
@@ -62,13 +83,15 @@ function printed(document: DocumentNode): string {
 /**
  * Variables as a subgraph would read them from JSON (absent where undefined, dates as their text,
  * NaN as null), without writing any string out: the subgraph sees what HTTP would have given it.
+ * Counts the characters of the strings met on the way.
  */
-function asJson(value: unknown): unknown {
+function asJson(value: unknown, size: { chars: number }): unknown {
+  if (typeof value === 'string') size.chars += value.length;
   if (value === null || typeof value !== 'object') return typeof value === 'number' && !Number.isFinite(value) ? null : value;
   const own = value as { toJSON?: () => unknown };
-  if (typeof own.toJSON === 'function') return asJson(own.toJSON());
-  if (Array.isArray(value)) return value.map((item) => (item === undefined || typeof item === 'function' ? null : asJson(item)));
+  if (typeof own.toJSON === 'function') return asJson(own.toJSON(), size);
+  if (Array.isArray(value)) return value.map((item) => (item === undefined || typeof item === 'function' ? null : asJson(item, size)));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined && typeof item !== 'function') copy[key] = asJson(item);
+  for (const [key, item] of Object.entries(value)) if (item !== undefined && typeof item !== 'function') copy[key] = asJson(item, size);
   return copy;
 }
