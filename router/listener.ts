@@ -6,7 +6,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConfigError } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { isBatchPath, isGzip, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { Slots } from '../subgraphs/shared/slots.js';
 import type { Authenticator } from './auth.js';
@@ -156,9 +156,19 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   await answer(request, response, await bodyLimit(options, request, path), (body) => handler(toRequest(request, body)));
 }
 
-/** Reads a request's body up to `limit` (413 past it) and writes what `respond` answers for it. */
-export async function answer(request: IncomingMessage, response: ServerResponse, limit: number, respond: (body: Buffer) => Promise<Response>): Promise<void> {
-  const body = await readBody(request, limit);
+/**
+ * Reads a request's body up to `limit` (413 past it) and writes what `respond` answers for it.
+ * With `idleMs`, a client silent that long in the middle of its body gets a 408 and its connection closed.
+ */
+export async function answer(request: IncomingMessage, response: ServerResponse, limit: number, respond: (body: Buffer) => Promise<Response>, idleMs?: number): Promise<void> {
+  let body: Buffer | null;
+  try {
+    body = await readBody(request, limit, idleMs);
+  } catch (error) {
+    if (!(error instanceof RequestTimeoutError)) throw error;
+    response.shouldKeepAlive = false;
+    return writeAppError(response, error);
+  }
   if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
   await writeResponse(await respond(body), response);
 }
@@ -176,7 +186,7 @@ export async function writeHealth(response: ServerResponse, healthy: () => Promi
  * listener that serves `/batch/`.
  */
 const INGEST_SLOTS = new Slots(8, 40 * 1024 * 1024);
-/** A client silent this long in the middle of its body gets a 408. */
+/** A client silent this long in the middle of its body gets a 408 (bodies are read before a turn is taken). */
 const INGEST_BODY_IDLE_MS = 15_000;
 /** What a compressed body is reckoned to inflate to before it is inflated (JSON gzips about so). */
 const COMPRESSED_WEIGHT = 8;
@@ -187,22 +197,20 @@ const COMPRESSED_WEIGHT = 8;
  * the handler.
  */
 export async function answerIngest(request: IncomingMessage, response: ServerResponse, ingest: IngestHandler, limit: number): Promise<void> {
-  let body: Buffer | null;
-  try {
-    body = await readBody(request, limit, INGEST_BODY_IDLE_MS);
-  } catch (error) {
-    if (!(error instanceof RequestTimeoutError)) throw error;
-    response.shouldKeepAlive = false;
-    return writeAppError(response, error);
-  }
-  if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
-  const compressed = request.headers['content-encoding'] !== undefined || (body[0] === 0x1f && body[1] === 0x8b);
-  const release = await INGEST_SLOTS.acquire(compressed ? Math.min(limit, body.length * COMPRESSED_WEIGHT) : body.length);
-  try {
-    await writeResponse(await ingest(readRequest(request, body)), response);
-  } finally {
-    release();
-  }
+  await answer(
+    request,
+    response,
+    limit,
+    async (body) => {
+      const release = await INGEST_SLOTS.acquire(isGzip(body) || request.headers['content-encoding'] !== undefined ? Math.min(limit, body.length * COMPRESSED_WEIGHT) : body.length);
+      try {
+        return await ingest(readRequest(request, body));
+      } finally {
+        release();
+      }
+    },
+    INGEST_BODY_IDLE_MS,
+  );
 }
 
 /**

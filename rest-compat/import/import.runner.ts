@@ -156,12 +156,13 @@ export class Importer {
     chunk.state = 'sending';
     const batches = chunk.lanes.map((events, lane) => (events.length === 0 ? Promise.resolve([]) : this.send(lane, events)));
     chunk.delivered = Promise.all(batches).then(
-      async (refused) => {
-        chunk.rejects.push(...refused.flat().map((reject) => ({ ...reject, text: chunk.texts.get(reject.line)! })));
+      async (perSender) => {
+        const refused = perSender.flat();
+        chunk.rejects.push(...refused.map((reject) => ({ ...reject, text: chunk.texts.get(reject.line)! })));
         chunk.rejects.sort((a, b) => a.line - b.line);
         chunk.state = 'stored';
         // What waits for the checkpoint is only the counts and the rejects.
-        chunk.sent = chunk.lanes.reduce((sum, events) => sum + events.length, 0) - refused.flat().length;
+        chunk.sent = chunk.lanes.reduce((sum, events) => sum + events.length, 0) - refused.length;
         chunk.lanes = [];
         chunk.texts.clear();
         await this.advance(false);

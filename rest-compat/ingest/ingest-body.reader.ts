@@ -1,11 +1,10 @@
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import { ParseError, PayloadTooLargeError, ValidationError } from '../../subgraphs/shared/errors.js';
-import type { ReadRequest } from '../../subgraphs/shared/http.js';
+import { isGzip, type ReadRequest } from '../../subgraphs/shared/http.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
-const GZIP_MAGIC = [0x1f, 0x8b];
 
 /**
  * The JSON text a capture request carries, as PostHog's capture finds it. The transport encoding
@@ -32,10 +31,6 @@ const CONTROL_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
 
 function isForm(request: ReadRequest): boolean {
   return (request.header('content-type') ?? '').trim().toLowerCase().startsWith('application/x-www-form-urlencoded');
-}
-
-function isGzip(bytes: Buffer): boolean {
-  return bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
 }
 
 function startsLikeJson(bytes: Buffer): boolean {

@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contractError, RequestTimeoutError, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
 
+/** Whether bytes begin as gzip does (PostHog's capture takes a gzip body by them alone). */
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
 /**
  * The whole body of a Node request, or null once it passes the limit (the rest is not kept). With
  * `idleMs`, a body none of which arrives for that long fails with a RequestTimeoutError.

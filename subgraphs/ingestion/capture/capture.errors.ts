@@ -24,18 +24,18 @@ export function eventTooLarge(index: number, size: number, limit: number): AppEr
  * PostgreSQL's refusals of what the events hold, which JavaScript let through, by SQLSTATE, in
  * words of our own: the driver's message carries the statement, which is not the caller's to read.
  */
-const REFUSED_DATA: Record<string, string> = {
-  '22P02': 'a value PostgreSQL cannot read',
-  '22003': 'a number out of range (such as 1e999999)',
-  '22P05': 'a character that cannot be stored',
-  '54000': 'a value over the size the database can hold',
-  '54001': 'properties nested deeper than the database can read',
-};
+const REFUSED_DATA = new Map([
+  ['22P02', 'a value PostgreSQL cannot read'],
+  ['22003', 'a number out of range (such as 1e999999)'],
+  ['22P05', 'a character that cannot be stored'],
+  ['54000', 'a value over the size the database can hold'],
+  ['54001', 'properties nested deeper than the database can read'],
+]);
 
 /** The 400 for a write PostgreSQL refused because of the events' data; null for any other failure. */
 export function refusedData(error: unknown): ValidationError | null {
   const { code } = error as { code?: string };
-  const what = code === undefined ? undefined : REFUSED_DATA[code];
+  const what = code === undefined ? undefined : REFUSED_DATA.get(code);
   if (!what) return null;
   return new ValidationError(`An event of the batch holds ${what}; nothing of the batch was stored.`, 'batch', code === '54001' ? 'too_deep' : 'invalid');
 }
