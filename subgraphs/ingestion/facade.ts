@@ -1,5 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pageWindow } from '../shared/pagination.js';
+import { eventCondition, type EventFilter } from './events/event-condition.js';
+import { countEvents, countEventsByInterval, type TrendInterval } from './events/event.repository.js';
+import type { PersonRecord } from './persons/person.record.js';
+import { listPersons } from './persons/person.repository.js';
+import { personRecord } from './persons/person.service.js';
+
+export type { EventFilter, PersonRecord, TrendInterval };
+
 /**
- * Nothing of ingestion is for other subgraphs: the projects subgraph's deletion job reaches its
+ * What other subgraphs may read of an environment's ingested data (the assistant's tools): plain
+ * objects in and out, on any subgraph's EntityManager. The caller has already established that
+ * its actor reaches the environment. The projects subgraph's deletion job reaches ingestion's
  * data through the subgraph definition (`deleteEnvironmentData`).
  */
-export const ingestionFacade = {};
+export const ingestionFacade = {
+  /** How many events match; a bad time is a 400 on `after` or `before`. */
+  countEvents: (em: EntityManager, environmentId: number, filter: EventFilter): Promise<number> =>
+    countEvents(em, eventCondition(environmentId, filter)),
+
+  /** Events per hour, day, week or month (UTC), oldest first; buckets without events left out. */
+  eventTrend: (em: EntityManager, environmentId: number, filter: EventFilter, interval: TrendInterval): Promise<{ bucket: string; count: number }[]> =>
+    countEventsByInterval(em, eventCondition(environmentId, filter), interval),
+
+  /** Persons newest first, with a property value or distinct id containing `search` when given. */
+  listPersons: async (em: EntityManager, environmentId: number, filter: { search?: string | null; limit?: number }): Promise<{ count: number; results: PersonRecord[] }> => {
+    const { rows, count } = await listPersons(em, environmentId, { search: filter.search }, pageWindow({ limit: filter.limit }));
+    return { count, results: rows.map(personRecord) };
+  },
+};

@@ -5,9 +5,10 @@ import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletio
 import { reachEnvironment } from './environments/environment-placement.js';
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
 import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
+import { environmentOverview, type EnvironmentOverview } from './settings/environment-overview.js';
 import { UserPlacementService, type CurrentPlacement } from './users/user-placement.service.js';
 
-export type { BootstrapInput, BootstrapResult, CurrentPlacement, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
+export type { BootstrapInput, BootstrapResult, CurrentPlacement, EnvironmentOverview, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
@@ -17,6 +18,9 @@ export const projectsFacade = {
    * EntityManager will do: it reads the projects schema through that connection.
    */
   reachEnvironment: (em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> => reachEnvironment(em, actor, id),
+
+  /** An environment's names and every setting (stored or default); null when it does not exist or is being deleted. */
+  environmentOverview: (em: EntityManager, environmentId: number): Promise<EnvironmentOverview | null> => environmentOverview(em, environmentId),
 
   /** The live environment a project API token sends events to, with its ingestion restrictions; null for none. */
   findIngestionTarget: (em: EntityManager, token: string): Promise<IngestionTarget | null> => findIngestionTarget(em, token),

@@ -118,3 +118,15 @@ export async function findEvent(em: EntityManager, environmentId: number, uuid: 
   );
   return row ?? null;
 }
+
+export type TrendInterval = 'hour' | 'day' | 'week' | 'month';
+
+/** How many events fall in each hour, day, week or month (UTC; weeks start on Monday), oldest first; empty buckets left out. */
+export async function countEventsByInterval(em: EntityManager, where: EventCondition, interval: TrendInterval): Promise<{ bucket: string; count: number }[]> {
+  const rows = await em.execute<{ bucket: string; count: string }[]>(
+    `select to_char(date_trunc('${interval}', timestamp at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as bucket, count(*) as count
+       from ingestion.events where ${where.sql} group by 1 order by 1`,
+    [...where.params],
+  );
+  return rows.map((row) => ({ bucket: row.bucket, count: Number(row.count) }));
+}

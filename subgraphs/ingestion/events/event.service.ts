@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade } from '../../projects/facade.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/validation.js';
-import { formatEventTime, parseIsoTime } from '../capture/event-time.rules.js';
+import { eventCondition } from './event-condition.js';
 import { decodeCursor, encodeCursor } from './event-cursor.js';
 import type { EventFilterArgs, ListEventsArgs } from './event.inputs.js';
 import type { EventList, EventRecord } from './event.record.js';
@@ -38,22 +38,6 @@ export class EventService {
 
   private async condition(actor: Actor, args: EventFilterArgs): Promise<EventCondition> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
-    const parts = ['environment_id = ?'];
-    const params: unknown[] = [environment.id];
-    const add = (sql: string, value: unknown) => {
-      parts.push(sql);
-      params.push(value);
-    };
-    if (args.event != null) add('event = ?', args.event);
-    if (args.distinct_id != null) add('distinct_id = ?', args.distinct_id);
-    if (args.after != null) add('timestamp >= ?::timestamptz', boundary(args.after, 'after'));
-    if (args.before != null) add('timestamp < ?::timestamptz', boundary(args.before, 'before'));
-    return { sql: parts.join(' and '), params };
+    return eventCondition(environment.id, args);
   }
-}
-
-function boundary(value: string, attr: string): string {
-  const time = parseIsoTime(value);
-  if (!time) throw new ValidationError('Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z).', attr, 'invalid');
-  return formatEventTime(time);
 }

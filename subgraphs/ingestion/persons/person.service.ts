@@ -17,20 +17,21 @@ export class PersonService {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
     const window = pageWindow(args);
     const { rows, count } = await listPersons(this.em, environment.id, { distinct_id: args.distinct_id, search: args.search }, window);
-    return toPage(rows.map(record), count, window);
+    return toPage(rows.map(personRecord), count, window);
   }
 
   async get(actor: Actor, environmentId: number, id: string): Promise<PersonRecord> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, environmentId);
     const row = isUuid(id) ? await findPerson(this.em, environment.id, id.toLowerCase()) : undefined;
     if (!row) throw new NotFoundError();
-    return record(row);
+    return personRecord(row);
   }
 }
 
 const NAME_PROPERTIES = ['email', 'name', 'username'];
 
-function record(row: PersonRow): PersonRecord {
+/** A person as the read paths answer it: PostHog's display name, its distinct ids and properties. */
+export function personRecord(row: PersonRow): PersonRecord {
   const distinct_ids = row.distinct_ids ?? [];
   const named = NAME_PROPERTIES.map((key) => row.properties[key]).find((value) => typeof value === 'string' && value !== '');
   return {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { UpstreamError, ValidationError } from '../../shared/errors.js';
+import { markKeyUsed } from '../provider-keys/active-keys.query.js';
 import { ProviderKeyService } from '../provider-keys/provider-key.service.js';
 import { validProvider } from '../provider-keys/provider-key.rules.js';
 import { listModels, listOpenRouterModels } from '../providers/provider.api.js';
@@ -25,7 +26,7 @@ export class ModelsService {
     const { key, apiKey } = await keys.usableKey(actor, args.project_id, args.key_id);
     if (key.provider !== provider) throw new ValidationError(`The key is for ${key.provider}, not ${provider}.`, 'key_id', 'invalid');
     const ids = await liveModels(provider, apiKey);
-    await keys.markUsed(key.id);
+    await markKeyUsed(this.em, key.id);
     return { models: ids.map((id) => ({ id, posthog_available: id === profile.defaultModel })) };
   }
 }

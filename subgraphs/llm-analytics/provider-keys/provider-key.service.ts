@@ -11,6 +11,7 @@ import { checkKey } from '../providers/key-check.js';
 import type { Provider } from '../providers/provider.catalog.js';
 import type { KeyVerdict } from '../providers/provider.errors.js';
 import { ActiveProviderKey } from './active-provider-key.entity.js';
+import { openSealed, UNREADABLE_KEY } from './active-keys.query.js';
 import { ProviderKey } from './provider-key.entity.js';
 import type { CreateProviderKeyArgs, ListProviderKeysArgs, UpdateProviderKeyArgs, ValidateKeyArgs } from './provider-key.inputs.js';
 import type { ProviderKeyRecord } from './provider-key.record.js';
@@ -88,7 +89,7 @@ export class ProviderKeyService {
   async revalidate(actor: Actor, environmentId: number, id: string): Promise<ProviderKeyRecord> {
     const key = await this.find(actor, environmentId, id);
     const apiKey = openKey(key);
-    const verdict = apiKey === null ? { state: 'error' as const, error_message: UNREADABLE } : await checkKey(key.provider, apiKey);
+    const verdict = apiKey === null ? { state: 'error' as const, error_message: UNREADABLE_KEY } : await checkKey(key.provider, apiKey);
     Object.assign(key, verdict);
     await this.em.flush();
     return this.record(key);
@@ -108,20 +109,6 @@ export class ProviderKeyService {
   }
 
   /** The environment's active key for a provider, opened, if it has one. */
-  async activeKey(environmentId: number, provider: Provider): Promise<{ key: ProviderKey; apiKey: string } | null> {
-    const active = await this.em.findOne(ActiveProviderKey, { environment_id: environmentId, provider }, { populate: ['key'] });
-    return active ? { key: active.key, apiKey: requireReadable(active.key) } : null;
-  }
-
-  /** The providers the environment has an active key for (the keys stay sealed). */
-  async activeProviders(environmentId: number): Promise<Provider[]> {
-    return (await this.em.find(ActiveProviderKey, { environment_id: environmentId }, { fields: ['provider'] })).map((row) => row.provider);
-  }
-
-  async markUsed(keyId: string): Promise<void> {
-    await this.em.nativeUpdate(ProviderKey, { id: keyId }, { last_used_at: new Date() });
-  }
-
   environment(actor: Actor, environmentId: number): Promise<EnvironmentPlacement> {
     return projectsFacade.reachEnvironment(this.em, actor, environmentId);
   }
@@ -156,21 +143,16 @@ export class ProviderKeyService {
   }
 }
 
-const UNREADABLE = "The stored key cannot be decrypted with this server's SECRET_KEY; enter the key again.";
 
 /** The key in clear, or null when it was sealed under another SECRET_KEY (or the row was tampered with). */
 function openKey(key: ProviderKey): string | null {
-  try {
-    return secretBox().open(key.api_key_sealed);
-  } catch {
-    return null;
-  }
+  return openSealed(key.api_key_sealed);
 }
 
 /** The key in clear for a call, or a 400 that says why it cannot be used. */
 function requireReadable(key: ProviderKey): string {
   const apiKey = openKey(key);
-  if (apiKey === null) throw new ValidationError(`${key.name}: ${UNREADABLE}`, 'api_key', 'key_unreadable');
+  if (apiKey === null) throw new ValidationError(`${key.name}: ${UNREADABLE_KEY}`, 'api_key', 'key_unreadable');
   return apiKey;
 }
 

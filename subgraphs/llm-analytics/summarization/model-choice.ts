@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../../shared/errors.js';
-import { ProviderKeyService } from '../provider-keys/provider-key.service.js';
+import { activeKey, activeProviders } from '../provider-keys/active-keys.query.js';
 import { PROVIDER_PROFILES, PROVIDERS, providerOfModel, type Provider } from '../providers/provider.catalog.js';
 
 /** The model a summary runs on, and the key it runs with (`key_id` when it is the environment's). */
@@ -24,10 +24,9 @@ interface ModelPick {
  * an active key, else with a server key, on its default model. Nothing configured is a 400.
  */
 export async function chooseModel(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<ModelChoice> {
-  const keys = new ProviderKeyService(em);
-  const pick = await pickModel(keys, environmentId, requested);
-  const active = pick?.source === 'environment' ? await keys.activeKey(environmentId, pick.provider) : null;
-  if (pick && active) return { provider: pick.provider, model: pick.model, apiKey: active.apiKey, key_id: active.key.id };
+  const pick = await pickModel(em, environmentId, requested);
+  const active = pick?.source === 'environment' ? await activeKey(em, environmentId, pick.provider) : null;
+  if (pick && active) return { provider: pick.provider, model: pick.model, apiKey: active.apiKey, key_id: active.id };
   const serverKey = pick && PROVIDER_PROFILES[pick.provider].serverKey();
   if (pick && serverKey) return { provider: pick.provider, model: pick.model, apiKey: serverKey, key_id: null };
   const provider = requested ? requestedProvider(requested) : undefined;
@@ -44,12 +43,12 @@ export async function modelName(em: EntityManager, environmentId: number, reques
     requestedProvider(requested);
     return requested;
   }
-  return (await pickModel(new ProviderKeyService(em), environmentId, null))?.model ?? null;
+  return (await pickModel(em, environmentId, null))?.model ?? null;
 }
 
 /** The rule of chooseModel on the environment's active providers (one query) and the server's keys. */
-async function pickModel(keys: ProviderKeyService, environmentId: number, requested: string | null | undefined): Promise<ModelPick | null> {
-  const active = new Set(await keys.activeProviders(environmentId));
+async function pickModel(em: EntityManager, environmentId: number, requested: string | null | undefined): Promise<ModelPick | null> {
+  const active = new Set(await activeProviders(em, environmentId));
   const sourceOf = (provider: Provider): ModelPick['source'] | null =>
     active.has(provider) ? 'environment' : PROVIDER_PROFILES[provider].serverKey() ? 'server' : null;
   if (requested) {
@@ -62,7 +61,7 @@ async function pickModel(keys: ProviderKeyService, environmentId: number, reques
 }
 
 function noModel(why: string): ValidationError {
-  return new ValidationError(`No language model is configured for summaries: ${why}. Add a provider key with set_as_active.`, null, 'no_model_configured');
+  return new ValidationError(`No language model is configured: ${why}. Add a provider key with set_as_active.`, null, 'no_model_configured');
 }
 
 /** A model id as a caller may name one: the provider it belongs to, or a 400 on `model`. */

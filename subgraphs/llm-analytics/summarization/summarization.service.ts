@@ -5,7 +5,7 @@ import { UpstreamError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { projectsFacade } from '../../projects/facade.js';
-import { ProviderKeyService } from '../provider-keys/provider-key.service.js';
+import { markKeyUsed } from '../provider-keys/active-keys.query.js';
 import { languageModel, modelTimeoutMs } from '../providers/provider.api.js';
 import { PROVIDER_PROFILES } from '../providers/provider.catalog.js';
 import { failureKind, loggableFailure, providerMessage } from '../providers/provider.errors.js';
@@ -72,7 +72,7 @@ export class SummarizationService {
         maxRetries: 0,
         abortSignal: AbortSignal.timeout(modelTimeoutMs()),
       });
-      if (choice.key_id) await new ProviderKeyService(this.em).markUsed(choice.key_id);
+      if (choice.key_id) await markKeyUsed(this.em, choice.key_id);
       if (!summary.trim()) throw new UpstreamError(502, `${label} (${choice.model}) answered with an empty summary.`);
       return summary.trim();
     } catch (error) {

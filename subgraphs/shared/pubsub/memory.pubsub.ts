@@ -1,9 +1,10 @@
-import { pushIterator, type Envelope, type PubSub } from './pubsub.js';
+import { pushIterator, type Envelope, type EventLog, type PubSub } from './pubsub.js';
 
 /** In-process pub/sub: valid only when the publisher and every subscriber share one process. */
 export class MemoryPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
   private readonly sequences = new Map<string, number>();
+  readonly replay: EventLog = new MemoryEventLog();
 
   async publish(topic: string, payload: unknown): Promise<number> {
     const sequence = (this.sequences.get(topic) ?? 0) + 1;
@@ -29,7 +30,51 @@ export class MemoryPubSub implements PubSub {
     return true;
   }
 
+  async ready(): Promise<void> {}
+
   async close(): Promise<void> {
     this.listeners.clear();
   }
+}
+
+/** Logs and counters of one process; each expires `ttlSeconds` after its last use, as in Redis. */
+class MemoryEventLog implements EventLog {
+  private readonly entries = new Map<string, { values: string[]; expires: number }>();
+  private readonly counters = new Map<string, { value: number; expires: number }>();
+
+  async nextSequence(counter: string, ttlSeconds: number): Promise<number> {
+    const current = live(this.counters, counter);
+    const value = (current?.value ?? 0) + 1;
+    this.counters.set(counter, { value, expires: Date.now() + ttlSeconds * 1000 });
+    return value;
+  }
+
+  async append(log: string, entry: string, ttlSeconds: number): Promise<void> {
+    const current = live(this.entries, log) ?? { values: [], expires: 0 };
+    current.values.push(entry);
+    current.expires = Date.now() + ttlSeconds * 1000;
+    this.entries.set(log, current);
+    this.sweep();
+  }
+
+  async read(log: string): Promise<string[]> {
+    return [...(live(this.entries, log)?.values ?? [])];
+  }
+
+  /** Expired logs go when new ones come, so a long-running process does not keep them all. */
+  private sweep(): void {
+    if (this.entries.size % 64 !== 0) return;
+    for (const map of [this.entries, this.counters] as Map<string, { expires: number }>[]) {
+      for (const [key, value] of map) if (value.expires <= Date.now()) map.delete(key);
+    }
+  }
+}
+
+function live<T extends { expires: number }>(map: Map<string, T>, key: string): T | undefined {
+  const value = map.get(key);
+  if (value && value.expires <= Date.now()) {
+    map.delete(key);
+    return undefined;
+  }
+  return value;
 }

@@ -16,6 +16,19 @@ export interface KeyValueStore {
 }
 
 /**
+ * Short-lived logs of recent events that subscribers joining late read back (replay), with
+ * counters that number the events; both are shared by every process that shares the pub/sub.
+ */
+export interface EventLog {
+  /** The next number of a counter, atomically across processes (1 first); the counter lives `ttlSeconds` past its last use. */
+  nextSequence(counter: string, ttlSeconds: number): Promise<number>;
+  /** Appends an entry; the log lives `ttlSeconds` past its last append. */
+  append(log: string, entry: string, ttlSeconds: number): Promise<void>;
+  /** Every entry of a log, oldest first (none once it expired). */
+  read(log: string): Promise<string[]>;
+}
+
+/**
  * Topic-based publish/subscribe. Payloads travel as JSON in every implementation, so a subscriber
  * sees the same values (dates as ISO strings) whether the publisher is in this process or another.
  */
@@ -33,6 +46,13 @@ export interface PubSub {
    * see; undefined for the in-process pub/sub, where callers keep such data in PostgreSQL.
    */
   readonly store?: KeyValueStore;
+  /** Replay logs and counters, in the same place as the events (Redis, or this process). */
+  readonly replay: EventLog;
+  /**
+   * Resolves once every subscription asked for so far receives events: a subscriber that reads a
+   * replay log after this misses nothing published in between.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
-import { pushIterator, type Envelope, type KeyValueStore, type PubSub } from './pubsub.js';
+import { pushIterator, type Envelope, type EventLog, type KeyValueStore, type PubSub } from './pubsub.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -15,6 +15,7 @@ export class RedisPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
   private readonly pending = new Set<Promise<unknown>>();
   readonly store: KeyValueStore;
+  readonly replay: EventLog;
 
   private constructor(
     private readonly publisher: RedisClient,
@@ -29,6 +30,18 @@ export class RedisPubSub implements PubSub {
       set: async (name, value, ttlSeconds) => {
         await publisher.set(key(name), value, { EX: ttlSeconds });
       },
+    };
+    const logKey = (name: string) => `${prefix}log:${name}`;
+    const counterKey = (name: string) => `${prefix}counter:${name}`;
+    this.replay = {
+      nextSequence: async (counter, ttlSeconds) => {
+        const [value] = await publisher.multi().incr(counterKey(counter)).expire(counterKey(counter), ttlSeconds).exec();
+        return Number(value);
+      },
+      append: async (name, entry, ttlSeconds) => {
+        await publisher.multi().rPush(logKey(name), entry).expire(logKey(name), ttlSeconds).exec();
+      },
+      read: (name) => publisher.lRange(logKey(name), 0, -1),
     };
   }
 
