@@ -1,0 +1,2 @@
+/** Conversations offer nothing to other subgraphs yet; this is where they would. */
+export const conversationsFacade = {};

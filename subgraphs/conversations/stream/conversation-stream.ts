@@ -1,0 +1,102 @@
+import type { Logger } from '../../shared/logger.js';
+import type { PubSub } from '../../shared/pubsub/pubsub.js';
+import { pushIterator } from '../../shared/pubsub/pubsub.js';
+import { endsRun, type StreamEvent } from './conversation-stream.event.js';
+
+/** A run's log is read back for an hour (a subscriber joining late, a REST client re-attaching). */
+const RUN_LOG_TTL_SECONDS = 3600;
+/** The counter numbers a conversation's events for a week past its last one. */
+const COUNTER_TTL_SECONDS = 7 * 24 * 3600;
+
+const topicOf = (conversationId: string) => `conversation_stream:${conversationId}`;
+const logOf = (runId: string) => `conversation_run:${runId}`;
+
+type Unnumbered = Omit<StreamEvent, 'sequence' | 'conversation' | 'run_id'>;
+
+/**
+ * Writes one run's events: each is numbered (the conversation's counter), appended to the run's
+ * log and then published, one after another, so that the log always holds every event a
+ * subscriber may have missed. Chunks waiting behind a slow write are merged into one.
+ */
+export class StreamWriter {
+  private readonly pending: Unnumbered[] = [];
+  private draining: Promise<void> | null = null;
+
+  constructor(
+    private readonly pubsub: PubSub,
+    private readonly conversationId: string,
+    private readonly runId: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** Queues an event; resolves once it (and everything before it) is published. */
+  emit(event: Unnumbered): Promise<void> {
+    const last = this.pending.at(-1);
+    if (event.delta != null && last?.delta != null && last.message_id === event.message_id) last.delta += event.delta;
+    else this.pending.push({ ...event });
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+    });
+    return this.draining;
+  }
+
+  /** Resolves once every queued event is published. */
+  flushed(): Promise<void> {
+    return this.draining ?? Promise.resolve();
+  }
+
+  private async drain(): Promise<void> {
+    const { replay } = this.pubsub;
+    while (this.pending.length > 0) {
+      const event = this.pending.shift()!;
+      try {
+        const sequence = await replay.nextSequence(topicOf(this.conversationId), COUNTER_TTL_SECONDS);
+        const numbered: StreamEvent = { sequence, conversation: this.conversationId, run_id: this.runId, ...event };
+        await replay.append(logOf(this.runId), JSON.stringify(numbered), RUN_LOG_TTL_SECONDS);
+        await this.pubsub.publish(topicOf(this.conversationId), numbered);
+      } catch (error) {
+        // The run goes on and its messages are stored; subscribers re-read the conversation.
+        this.log.error({ err: error, conversation: this.conversationId }, 'conversation event not published');
+      }
+    }
+  }
+}
+
+/**
+ * A conversation's events for one subscriber: first what the run in progress (or `run`) already
+ * produced, from its log, then live ones, skipping any already delivered and filling a gap from
+ * the log. The subscription is live before the log is read, so nothing falls between the two.
+ * With `run`, only that run's events, ending after its last.
+ */
+export function followConversation(
+  pubsub: PubSub,
+  conversationId: string,
+  currentRun: () => Promise<string | null>,
+  run: string | null,
+): AsyncIterableIterator<StreamEvent> {
+  const live = pubsub.subscribe<StreamEvent>(topicOf(conversationId));
+  const { iterator, push, end } = pushIterator<StreamEvent>(() => void live.return?.());
+  let last: number | null = null;
+  const deliver = (event: StreamEvent): boolean => {
+    if (run && event.run_id !== run) return false;
+    if (last !== null && event.sequence <= last) return false;
+    push(event);
+    last = event.sequence;
+    return run !== null && endsRun(event);
+  };
+  const readLog = async (runId: string) => (await pubsub.replay.read(logOf(runId))).map((entry) => JSON.parse(entry) as StreamEvent);
+  void (async () => {
+    await pubsub.ready();
+    const replayed = run ?? (await currentRun());
+    if (replayed) for (const event of await readLog(replayed)) if (deliver(event)) return;
+    for await (const { payload: event } of live) {
+      if (last !== null && event.sequence > last + 1) {
+        for (const missed of await readLog(event.run_id)) if (missed.sequence < event.sequence && deliver(missed)) return;
+      }
+      if (deliver(event)) return;
+    }
+  })()
+    .catch(() => undefined)
+    .finally(end);
+  return iterator;
+}
