@@ -1,4 +1,5 @@
 import type { ExecutionResult } from 'graphql';
+import { pushIterator } from '../subgraphs/shared/pubsub/pubsub.js';
 import type { RouterExecutor } from './rest.js';
 
 /**
@@ -44,4 +45,61 @@ export function routerExecutor(fetchRouter: (request: Request) => Promise<Respon
     }
     return result;
   };
+}
+
+/** Runs one GraphQL subscription through the router; results come until it completes (or `return()`). */
+export type RouterSubscriber = (operation: { query: string; variables: Record<string, unknown>; authorization: string | null }) => AsyncIterableIterator<ExecutionResult>;
+
+/**
+ * Subscribes through a router reached by a fetch function (its own `fetch` in process, the
+ * network's when the REST layer runs alone), over GraphQL over SSE: the router answers a POST that
+ * accepts `text/event-stream` with one `next` event per result and `complete` at the end. A
+ * refusal before the stream (a bad key) comes as one JSON result.
+ */
+export function routerSubscriber(fetchRouter: (request: Request) => Promise<Response>, graphqlUrl: string): RouterSubscriber {
+  return ({ query, variables, authorization }) => {
+    const aborted = new AbortController();
+    const { iterator, push, end } = pushIterator<ExecutionResult>(() => aborted.abort());
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+    if (authorization) headers.authorization = authorization;
+    void (async () => {
+      const response = await fetchRouter(new Request(graphqlUrl, { method: 'POST', headers, body: JSON.stringify({ query, variables }), signal: aborted.signal }));
+      if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) {
+        push((await response.json()) as ExecutionResult);
+        return;
+      }
+      for await (const frame of sseFrames(response.body, aborted.signal)) {
+        if (frame.event === 'complete') return;
+        if (frame.data) push(JSON.parse(frame.data) as ExecutionResult);
+      }
+    })()
+      .catch((error: unknown) => {
+        if (!aborted.signal.aborted) push({ errors: [{ message: `The router's stream failed: ${(error as Error).message}`, extensions: { status: 502, type: 'server_error', code: 'bad_gateway' } }] } as never);
+      })
+      .finally(end);
+    return iterator;
+  };
+}
+
+/** The frames of a text/event-stream body (`event:` and `data:` lines; comments skipped); stops when `signal` aborts. */
+async function* sseFrames(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<{ event: string; data: string }> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, '\n');
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const lines = buffer.slice(0, end).split('\n');
+        buffer = buffer.slice(end + 2);
+        const field = (name: string) => lines.filter((line) => line.startsWith(`${name}:`)).map((line) => line.slice(name.length + 1).replace(/^ /, ''));
+        yield { event: field('event')[0] ?? 'message', data: field('data').join('\n') };
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
 }

@@ -6,7 +6,7 @@ import { ConfigError, config } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
-import { routerExecutor } from './executors.js';
+import { routerExecutor, routerSubscriber } from './executors.js';
 import { createRest } from './rest.js';
 
 /**
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor((request) => fetch(request), settings.ROUTER_URL),
+    subscribe: routerSubscriber((request) => fetch(request), settings.ROUTER_URL),
     log,
     maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
   });

@@ -17,6 +17,8 @@ import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js'
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
+import { streamConversation, STREAMED_FIELD, wantsEventStream } from './conversations/conversation.sse.js';
+import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { batchPath } from './ingest/ingest.openapi.js';
 import { shapeOpenApi } from './openapi.js';
@@ -34,6 +36,8 @@ export interface RestOptions {
   /** The public schema (`schema/api.graphql`). */
   apiSdl: string;
   execute: RouterExecutor;
+  /** Subscriptions through the router (streamed conversations). */
+  subscribe: RouterSubscriber;
   log: Logger;
   routes?: RestRoute[];
   /** `Type.field`s left out of REST records (default: every area's `hiddenFields`). */
@@ -153,6 +157,9 @@ export function createRest(options: RestOptions): RestLayer {
           if (error instanceof ValidationError) return fail(error);
           throw error;
         }
+      }
+      if (match.route.field === STREAMED_FIELD && wantsEventStream(request)) {
+        return streamConversation(request, { ...body, project_id: Number(match.params.project_id) }, options);
       }
       const response = await sofa.fetch(
         new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query)}`, {

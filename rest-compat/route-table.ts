@@ -43,6 +43,8 @@ export type Match =
       path: string;
       /** Parameters of an alias path that the route's own path lacks. */
       query: Record<string, string>;
+      /** Every path parameter of the request. */
+      params: Record<string, string>;
     }
   | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
   | { kind: 'not_found' };
@@ -67,7 +69,7 @@ export class RouteMatcher {
         continue;
       }
       const query = Object.fromEntries(Object.entries(values).filter(([name]) => !route.path.includes(`:${name}`)));
-      return { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query };
+      return { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query, params: values };
     }
     return allowed.length > 0 ? { kind: 'method_not_allowed', allowed: [...new Set(allowed)] } : { kind: 'not_found' };
   }

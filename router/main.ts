@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRest } from '../rest-compat/rest.js';
-import { routerExecutor } from '../rest-compat/executors.js';
+import { routerExecutor, routerSubscriber } from '../rest-compat/executors.js';
 import { readSupergraphConfig } from '../schema/compose.js';
 import { startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
@@ -51,6 +51,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
+    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
     log,
     maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
   });

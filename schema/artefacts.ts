@@ -28,7 +28,7 @@ export async function generatedArtefacts(): Promise<Record<string, string>> {
 
 /** The REST layer's OpenAPI document, as `/api/schema/` serves it. */
 function openApiJson(apiSdl: string): string {
-  const rest = createRest({ apiSdl, execute: () => Promise.reject(new Error('not executed')), log: createLogger('silent') });
+  const rest = createRest({ apiSdl, execute: () => Promise.reject(new Error('not executed')), subscribe: () => { throw new Error('not subscribed'); }, log: createLogger('silent') });
   const document = { 'x-generated': GENERATED_HEADER.replace(/^# /, ''), ...rest.openapi };
   return `${JSON.stringify(document, null, 2)}\n`;
 }

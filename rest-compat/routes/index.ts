@@ -1,4 +1,5 @@
 import type { RestRoute } from '../route-table.js';
+import { conversationHiddenFields, conversationRoutes } from './conversations.routes.js';
 import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
 import { ingestionHiddenFields, ingestionRoutes } from './ingestion.routes.js';
 import { llmAnalyticsRoutes } from './llm-analytics.routes.js';
@@ -17,7 +18,8 @@ export const routes: RestRoute[] = [
   ...customerProfileConfigRoutes,
   ...llmAnalyticsRoutes,
   ...ingestionRoutes,
+  ...conversationRoutes,
 ];
 
 /** Fields that REST records leave out, so that they keep PostHog's shape. */
-export const hiddenFields: string[] = [...customerProfileConfigHiddenFields, ...ingestionHiddenFields];
+export const hiddenFields: string[] = [...customerProfileConfigHiddenFields, ...ingestionHiddenFields, ...conversationHiddenFields];

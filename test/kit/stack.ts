@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRest } from '../../rest-compat/rest.js';
-import { routerExecutor } from '../../rest-compat/executors.js';
+import { routerExecutor, routerSubscriber } from '../../rest-compat/executors.js';
 import { Authenticator } from '../../router/auth.js';
 import { createGateway, loadSupergraph } from '../../router/gateway.js';
 import { listenIngest } from '../../router/ingest-listener.js';
@@ -72,6 +72,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const rest = createRest({
     apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
+    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
     log,
     maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES,
   });

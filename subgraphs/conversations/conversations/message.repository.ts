@@ -21,10 +21,10 @@ export async function appendMessages(em: EntityManager, conversationId: string, 
   if (messages.length === 0) return;
   await em.execute(
     `insert into conversations.messages (conversation_id, id, message)
-     select ?, m.id, m.message
-       from jsonb_to_recordset(?::jsonb) with ordinality as m(id uuid, message jsonb, ordinality bigint)
+     select ?, (m.message->>'id')::uuid, m.message
+       from jsonb_array_elements(?::jsonb) with ordinality as m(message, ordinality)
       order by m.ordinality`,
-    [conversationId, JSON.stringify(messages.map((message) => ({ id: message.id, message })))],
+    [conversationId, JSON.stringify(messages)],
     'run',
   );
 }

@@ -46,7 +46,10 @@ export class ConversationStreamEventRecord {
   @Field(() => StreamEventKind)
   kind!: StreamEventKind;
 
-  @Field(() => ConversationStatus, { nullable: true, description: 'The status after a `status` event; `idle` ends the run.' })
+  @Field(() => ConversationStatus, {
+    nullable: true,
+    description: "The conversation's status after a `status` event: in_progress with `ack` as a run begins; with any other `detail` the run has ended (idle, or in_progress when a queued message runs next).",
+  })
   status!: ConversationStatus | null;
 
   @Field(() => String, { nullable: true })
@@ -76,7 +79,7 @@ export function toStreamRecord(event: StreamEvent): ConversationStreamEventRecor
   };
 }
 
-/** A run's last event: its status back to idle. */
+/** A run's last event: a status that says how it ended (the first, `ack`, says it began). */
 export function endsRun(event: StreamEvent): boolean {
-  return event.kind === StreamEventKind.status && event.status === ConversationStatus.idle;
+  return event.kind === StreamEventKind.status && event.detail !== 'ack';
 }

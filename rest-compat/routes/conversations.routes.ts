@@ -1,0 +1,25 @@
+import type { RestRoute } from '../route-table.js';
+
+const base = '/environments/:project_id/conversations';
+const one = `${base}/:conversation`;
+
+/**
+ * API document section 4.3. Statuses are the document's; bodies PostHog's where the document shows
+ * none (the queue operations answer the queue). POST …/conversations/ with `Accept:
+ * text/event-stream` is streamed by `conversation.sse.ts` instead.
+ */
+export const conversationRoutes: RestRoute[] = [
+  { method: 'GET', path: base, field: 'Query.conversations' },
+  { method: 'POST', path: base, field: 'Mutation.create_conversation', status: 201 },
+  { method: 'GET', path: one, field: 'Query.conversation' },
+  { method: 'POST', path: `${one}/append_message`, field: 'Mutation.append_conversation_message' },
+  { method: 'PATCH', path: `${one}/cancel`, field: 'Mutation.cancel_conversation' },
+  { method: 'GET', path: `${one}/queue`, field: 'Query.conversation_queue' },
+  { method: 'POST', path: `${one}/queue`, field: 'Mutation.enqueue_conversation_message' },
+  { method: 'POST', path: `${one}/queue/clear`, field: 'Mutation.clear_conversation_queue' },
+  { method: 'PATCH', path: `${one}/queue/:queue_id`, field: 'Mutation.update_conversation_queue_message' },
+  { method: 'DELETE', path: `${one}/queue/:queue_id`, field: 'Mutation.delete_conversation_queue_message', status: 204 },
+];
+
+/** Fields of the GraphQL records that PostHog's REST records do not have. */
+export const conversationHiddenFields = ['ConversationStart.run_id', 'ConversationStart.status'];
