@@ -17,7 +17,7 @@ import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js'
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
-import { streamConversation, STREAMED_FIELD, wantsEventStream } from './conversations/conversation.sse.js';
+import { streamConversation, wantsEventStream } from './conversations/conversation.sse.js';
 import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { batchPath } from './ingest/ingest.openapi.js';
@@ -158,7 +158,7 @@ export function createRest(options: RestOptions): RestLayer {
           throw error;
         }
       }
-      if (match.route.field === STREAMED_FIELD && wantsEventStream(request)) {
+      if (match.route.eventStream && wantsEventStream(request)) {
         return streamConversation(request, { ...body, project_id: Number(match.params.project_id) }, options);
       }
       const response = await sofa.fetch(

@@ -20,6 +20,8 @@ export interface RestRoute {
   integerParams?: string[];
   /** Takes whole traces or events (megabytes): its body may reach MAX_LARGE_BODY_BYTES. */
   largeBody?: boolean;
+  /** With `Accept: text/event-stream` the operation answers a stream (what it carries), not JSON. */
+  eventStream?: string;
 }
 
 /** Path parameters that are integer ids: anything else in their place is an unknown path (404). */

@@ -4,9 +4,6 @@ import { errorResponse } from '../errors.js';
 import type { RouterSubscriber } from '../executors.js';
 import type { RouterExecutor } from '../rest.js';
 
-/** The root field POST …/conversations/ runs; with `Accept: text/event-stream` it is streamed here. */
-export const STREAMED_FIELD = 'Mutation.create_conversation';
-
 const START = `mutation ConversationStart($project_id: Int!, $content: String, $conversation: ID, $contextual_tools: JSON, $ui_context: JSON,
   $billing_context: JSON, $trace_id: String, $session_id: String, $agent_mode: String, $resume_payload: JSON) {
   create_conversation(project_id: $project_id, content: $content, conversation: $conversation, contextual_tools: $contextual_tools,
