@@ -63,18 +63,9 @@ export class AppendedMessageRecord {
   content!: string;
 }
 
-/**
- * The answer to POST …/conversations/ without streaming: the request's fields as they were taken,
- * with the conversation's id (given or new) and the run that answers it.
- */
-@ObjectType('ConversationStart')
-export class ConversationStartRecord {
-  @Field(() => String, { nullable: true })
-  content!: string | null;
-
-  @Field(() => ID)
-  conversation!: string;
-
+/** What a client sends along with a message, as records show it (the start's echo, a queued message). */
+@ObjectType()
+export abstract class MessageContextRecord {
   @Field(() => JSONScalar, { nullable: true })
   contextual_tools!: unknown;
 
@@ -85,13 +76,26 @@ export class ConversationStartRecord {
   billing_context!: unknown;
 
   @Field(() => String, { nullable: true })
-  trace_id!: string | null;
+  agent_mode!: string | null;
 
   @Field(() => String, { nullable: true })
   session_id!: string | null;
+}
+
+/**
+ * The answer to POST …/conversations/ without streaming: the request's fields as they were taken,
+ * with the conversation's id (given or new) and the run that answers it.
+ */
+@ObjectType('ConversationStart')
+export class ConversationStartRecord extends MessageContextRecord {
+  @Field(() => String, { nullable: true })
+  content!: string | null;
+
+  @Field(() => ID)
+  conversation!: string;
 
   @Field(() => String, { nullable: true })
-  agent_mode!: string | null;
+  trace_id!: string | null;
 
   @Field(() => JSONScalar, { nullable: true })
   resume_payload!: unknown;

@@ -68,3 +68,22 @@ export function provisionalTitle(content: string): string {
   const chars = [...line];
   return chars.length > 80 ? `${chars.slice(0, 79).join('')}…` : line;
 }
+
+/** What a client sends along with a message (POST …/conversations/ and the queue), checked. */
+export interface MessageContext {
+  contextual_tools: unknown;
+  ui_context: unknown;
+  billing_context: unknown;
+  agent_mode: AgentMode | null;
+  session_id: string | null;
+}
+
+export function messageContext(args: { contextual_tools?: unknown; ui_context?: unknown; billing_context?: unknown; agent_mode?: string | null; session_id?: string | null }): MessageContext {
+  return {
+    contextual_tools: context(args.contextual_tools, 'contextual_tools', true),
+    ui_context: context(args.ui_context, 'ui_context'),
+    billing_context: context(args.billing_context, 'billing_context'),
+    agent_mode: agentMode(args.agent_mode),
+    session_id: sessionId(args.session_id),
+  };
+}

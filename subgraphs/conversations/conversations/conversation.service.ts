@@ -17,7 +17,7 @@ import { OTHER_USERS_CONVERSATION, ownConversation } from './conversation.access
 import type { AppendMessageArgs, ListConversationsArgs, StartConversationArgs } from './conversation.inputs.js';
 import { conversationRecord } from './conversation.mapper.js';
 import type { AppendedMessageRecord, ConversationRecord, ConversationStartRecord } from './conversation.record.js';
-import { agentMode, context, MAX_APPENDED_LENGTH, messageText, optionalMessageText, optionalUuid, provisionalTitle, sessionId } from './conversation.rules.js';
+import { context, MAX_APPENDED_LENGTH, messageContext, messageText, optionalMessageText, optionalUuid, provisionalTitle } from './conversation.rules.js';
 import { appendMessages } from './message.repository.js';
 
 /** The types PostHog lists (tool-call conversations are internal to other features). */
@@ -56,12 +56,8 @@ export class ConversationService {
     const userId = requireUserId(actor);
     const echo = {
       content: optionalMessageText(args.content),
-      contextual_tools: context(args.contextual_tools, 'contextual_tools', true),
-      ui_context: context(args.ui_context, 'ui_context'),
-      billing_context: context(args.billing_context, 'billing_context'),
+      ...messageContext(args),
       trace_id: optionalUuid(args.trace_id, 'trace_id'),
-      session_id: sessionId(args.session_id),
-      agent_mode: agentMode(args.agent_mode),
       resume_payload: context(args.resume_payload, 'resume_payload'),
     };
     const id = optionalUuid(args.conversation, 'conversation');

@@ -1,8 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { MessageContextRecord } from '../conversations/conversation.record.js';
 
 @ObjectType('ConversationQueueMessage')
-export class QueueMessageRecord {
+export class QueueMessageRecord extends MessageContextRecord {
   @Field(() => ID)
   id!: string;
 
@@ -11,21 +11,6 @@ export class QueueMessageRecord {
 
   @Field()
   created_at!: Date;
-
-  @Field(() => JSONScalar, { nullable: true })
-  contextual_tools!: unknown;
-
-  @Field(() => JSONScalar, { nullable: true })
-  ui_context!: unknown;
-
-  @Field(() => JSONScalar, { nullable: true })
-  billing_context!: unknown;
-
-  @Field(() => String, { nullable: true })
-  agent_mode!: string | null;
-
-  @Field(() => String, { nullable: true })
-  session_id!: string | null;
 }
 
 /** Every queue operation answers the whole queue, as PostHog's does. */

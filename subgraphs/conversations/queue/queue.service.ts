@@ -10,7 +10,7 @@ import { AssistantRun } from '../assistant/assistant.run.js';
 import { beginRun, type RunPlan } from '../assistant/run.start.js';
 import { ownConversation } from '../conversations/conversation.access.js';
 import { Conversation, ConversationStatus } from '../conversations/conversation.entity.js';
-import { agentMode, context, MAX_MESSAGE_LENGTH, messageText, sessionId } from '../conversations/conversation.rules.js';
+import { agentMode, MAX_MESSAGE_LENGTH, messageContext, messageText } from '../conversations/conversation.rules.js';
 import { QueueItem } from './queue-item.entity.js';
 import type { EnqueueMessageArgs, QueueMessageArgs, UpdateQueueMessageArgs } from './queue.inputs.js';
 import type { QueueRecord } from './queue.record.js';
@@ -36,15 +36,7 @@ export class QueueService {
   }
 
   async enqueue(actor: Actor, args: EnqueueMessageArgs): Promise<QueueRecord> {
-    const item = Object.assign(new QueueItem(), {
-      content: messageText(args.content, MAX_MESSAGE_LENGTH),
-      contextual_tools: context(args.contextual_tools, 'contextual_tools', true),
-      ui_context: context(args.ui_context, 'ui_context'),
-      billing_context: context(args.billing_context, 'billing_context'),
-      agent_mode: agentMode(args.agent_mode),
-      session_id: sessionId(args.session_id),
-      scopes: actor.scopes,
-    });
+    const item = Object.assign(new QueueItem(), { content: messageText(args.content, MAX_MESSAGE_LENGTH), ...messageContext(args), scopes: actor.scopes });
     const owned = await ownConversation(this.em, actor, args.project_id, args.conversation, 'forbidden');
     const plan = await this.em.fork().transactional(async (tx): Promise<RunPlan | null> => {
       const conversation = await tx.findOneOrFail(Conversation, { id: owned.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
