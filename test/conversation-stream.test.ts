@@ -104,6 +104,38 @@ describe.each([
   });
 });
 
+describe('conversation_stream with a run', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { ...llm.env, OPENAI_API_KEY: 'sk-server-stream' } });
+  });
+  afterAll(() => stack?.stop());
+
+  it('replays a finished run whose log is kept, and completes at once for one that is over and forgotten', async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'stream-run');
+    const created = await api(stack.url, 'POST', conversationsPath(owner), { key: owner.personal_api_key, body: { content: 'Short [words:3]' } });
+    const { conversation } = created.body;
+    const done = await idleConversation(stack.url, owner, conversation);
+    const client = wsClient(stack.wsUrl, owner.personal_api_key);
+    const query = 'subscription($c: ID!, $r: ID) { conversation_stream(conversation: $c, run: $r) { kind detail delta } }';
+    const run = (await sqlRun(conversation))!;
+    const replay = collect(client, query, { c: conversation, r: run });
+    await replay.ended();
+    expect(replay.results.map((result) => result.data.conversation_stream.kind).at(-1)).toBe('status');
+    expect(replay.results.map((result) => result.data.conversation_stream.delta ?? '').join('')).toBe(done.messages[1].content);
+    const forgotten = collect(client, query, { c: conversation, r: randomUUID() });
+    await forgotten.ended();
+    expect(forgotten.results).toEqual([]);
+    await client.dispose();
+  });
+});
+
+/** The conversation's run, from the database (the REST record does not show it). */
+async function sqlRun(conversation: string): Promise<string | null> {
+  const [row] = await sql<{ run_id: string }>(inject('databaseUrl'), 'select run_id from conversations.conversations where id = $1', [conversation]);
+  return row?.run_id ?? null;
+}
+
 describe('across processes, with Redis', () => {
   let platform: Platform | undefined;
   let stack: Stack;

@@ -66,7 +66,7 @@ export class StreamWriter {
  * A conversation's events for one subscriber: first what the run in progress (or `run`) already
  * produced, from its log, then live ones, skipping any already delivered and filling a gap from
  * the log. The subscription is live before the log is read, so nothing falls between the two.
- * With `run`, only that run's events, ending after its last.
+ * With `run`, only that run's events, ending after its last (at once for a run long over).
  */
 export function followConversation(
   pubsub: PubSub,
@@ -87,8 +87,12 @@ export function followConversation(
   const readLog = async (runId: string) => (await pubsub.replay.read(logOf(runId))).map((entry) => JSON.parse(entry) as StreamEvent);
   void (async () => {
     await pubsub.ready();
-    const replayed = run ?? (await currentRun());
-    if (replayed) for (const event of await readLog(replayed)) if (deliver(event)) return;
+    const current = await currentRun();
+    const replayed = run ?? current;
+    const logged = replayed ? await readLog(replayed) : [];
+    // A run asked for that is over and whose log has expired has nothing more to give.
+    if (run && run !== current && logged.length === 0) return;
+    for (const event of logged) if (deliver(event)) return;
     for await (const { payload: event } of live) {
       if (last !== null && event.sequence > last + 1) {
         for (const missed of await readLog(event.run_id)) if (missed.sequence < event.sequence && deliver(missed)) return;
