@@ -84,7 +84,9 @@ export function followConversation(
     last = event.sequence;
     return run !== null && endsRun(event);
   };
-  const readLog = async (runId: string) => (await pubsub.replay.read(logOf(runId))).map((entry) => JSON.parse(entry) as StreamEvent);
+  // A run id is the caller's to name: only runs of the conversation whose access was checked are read.
+  const readLog = async (runId: string) =>
+    (await pubsub.replay.read(logOf(runId))).map((entry) => JSON.parse(entry) as StreamEvent).filter((event) => event.conversation === conversationId);
   void (async () => {
     await pubsub.ready();
     const current = await currentRun();
