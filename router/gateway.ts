@@ -9,7 +9,7 @@ import { GraphQLError } from 'graphql';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import type { LocalExecute } from '../subgraphs/shared/subgraph/serve.js';
+import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
 import type { Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
@@ -42,7 +42,7 @@ export interface GatewayOptions {
   log: Logger;
   limits?: QueryLimits;
   /** Subgraphs running in this process, called directly instead of over HTTP. */
-  local?: Record<string, LocalExecute>;
+  local?: Record<string, LocalSubgraph>;
 }
 
 /**

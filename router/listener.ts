@@ -5,7 +5,7 @@ import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConfigError } from '../subgraphs/shared/config.js';
-import { NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
+import { AppError, NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, isGzip, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { Slots } from '../subgraphs/shared/slots.js';
@@ -67,13 +67,14 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
       // Each event first re-checks the key (cached for a second): a revoked key's sockets close.
+      // A lookup that failed (a subgraph slow or down) proves nothing about the key: the event goes.
       // Errors carry the contract's codes; those from subgraphs arrive as plain objects.
       onNext: async (ctx, _id, _payload, _args, result) => {
-        const allowed = await options.authenticator.actorFor(connectionAuthorization(ctx)).then(
-          () => true,
+        const refused = await options.authenticator.actorFor(connectionAuthorization(ctx)).then(
           () => false,
+          (error: unknown) => error instanceof AppError && error.status === 401,
         );
-        if (!allowed) {
+        if (refused) {
           ctx.extra.socket.close(4403, 'Forbidden');
           return { data: null, errors: [{ message: 'The key of this connection is no longer valid.' }] };
         }

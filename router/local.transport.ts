@@ -2,7 +2,7 @@ import httpTransport from '@graphql-mesh/transport-http';
 import type { ExecutionRequest, ExecutionResult, Executor } from '@graphql-tools/utils';
 import { GraphQLError, print, type DocumentNode } from 'graphql';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
-import type { LocalExecute, LocalRequest } from '../subgraphs/shared/subgraph/serve.js';
+import type { LocalExecute, LocalRequest, LocalSubgraph, LocalSubscribe } from '../subgraphs/shared/subgraph/serve.js';
 
 type Transport = typeof httpTransport;
 
@@ -14,29 +14,32 @@ const SHARED_VARIABLES_MAX_CHARS = 64 * 1024;
 
 /**
  * The router's transport to a subgraph: a call into it when it runs in this process (`local`),
- * HTTP otherwise; subscriptions always go over graphql-ws, as the subgraph serves them. A local
- * call skips the socket and the JSON of the request: a batch of events crosses the graph as the
- * object it is, where HTTP wrote it out (escaping every quote of megabytes) and read it back.
+ * HTTP and graphql-ws otherwise. A local call skips the socket and the JSON of the request (a
+ * batch of events crosses the graph as the object it is, where HTTP wrote it out, escaping every
+ * quote of megabytes, and read it back) and, for subscriptions, of every event.
  */
-export function localFirstTransport(local: Record<string, LocalExecute>, actorOf: ActorOf): Transport {
+export function localFirstTransport(local: Record<string, LocalSubgraph>, actorOf: ActorOf): Transport {
   return {
     getSubgraphExecutor(options) {
-      const execute = local[options.subgraphName];
-      if (!execute) return httpTransport.getSubgraphExecutor(options);
-      const run = localRunner(options.subgraphName, execute, actorOf);
-      let remote: ReturnType<Transport['getSubgraphExecutor']> | undefined;
-      const executor = ((request: ExecutionRequest) => {
-        if (request.operationType !== 'subscription') return run(request);
-        remote ??= httpTransport.getSubgraphExecutor(options);
-        return Promise.resolve(remote).then((subscribe) => subscribe(request));
-      }) as Executor;
-      // The gateway disposes of its executors on stop: the socket of subscriptions goes with it.
-      const dispose = async () => {
-        const made = (await remote) as (Executor & Partial<AsyncDisposable>) | undefined;
-        await made?.[Symbol.asyncDispose]?.();
-      };
-      return Object.assign(executor, { [Symbol.asyncDispose]: dispose });
+      const subgraph = local[options.subgraphName];
+      if (!subgraph) return httpTransport.getSubgraphExecutor(options);
+      const run = localRunner(options.subgraphName, subgraph.execute, actorOf);
+      const follow = localSubscriber(subgraph.subscribe, actorOf);
+      const executor = ((request: ExecutionRequest) => (request.operationType === 'subscription' ? follow(request) : run(request))) as Executor;
+      // Nothing to release: subscriptions end with their iterators.
+      return Object.assign(executor, { [Symbol.asyncDispose]: async () => undefined });
     },
+  };
+}
+
+/** Starts subscriptions on one local subgraph, as its caller (checked as for any call). */
+function localSubscriber(subscribe: LocalSubscribe, actorOf: ActorOf): (request: ExecutionRequest) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  return async (request) => {
+    const actor = await actorOf(request.context);
+    if (actor === undefined) return { errors: [new GraphQLError('Missing, forged or expired actor header.', { extensions: { code: 'UNAUTHENTICATED' } })] };
+    if (actor instanceof GraphQLError) return { errors: [actor] };
+    const variables = request.variables ? (asJson(request.variables, { chars: 0 }) as Record<string, unknown>) : undefined;
+    return subscribe({ document: request.document, variables, operationName: request.operationName }, actor);
   };
 }
 

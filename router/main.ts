@@ -8,7 +8,7 @@ import { startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
 import { createLogger, type Logger } from '../subgraphs/shared/logger.js';
-import type { LocalExecute } from '../subgraphs/shared/subgraph/serve.js';
+import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
@@ -17,7 +17,7 @@ import { listen, type IngestHandler, type Listener } from './listener.js';
 interface Subgraphs {
   urls: Record<string, string>;
   /** Those running in this process, called without HTTP. */
-  local?: Record<string, LocalExecute>;
+  local?: Record<string, LocalSubgraph>;
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
   embedded: boolean;

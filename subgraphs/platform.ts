@@ -15,13 +15,13 @@ import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
 import type { SubgraphDefinition, Worker } from './shared/subgraph/define.js';
-import { serveSubgraph, type LocalExecute, type ServedSubgraph } from './shared/subgraph/serve.js';
+import { serveSubgraph, type LocalSubgraph, type ServedSubgraph } from './shared/subgraph/serve.js';
 
 export interface RunningSubgraphs {
   /** subgraph name → `http://127.0.0.1:<port>/graphql` */
   urls: Record<string, string>;
   /** subgraph name → the subgraph, for a router in this process. */
-  local: Record<string, LocalExecute>;
+  local: Record<string, LocalSubgraph>;
   /** Set where the projects subgraph runs. */
   deletions?: DeletionWorker;
   /** Each served subgraph's background worker, by subgraph name. */
@@ -90,7 +90,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     deletions,
     workers,
     urls: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.url])),
-    local: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.execute])),
+    local: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.local])),
     database,
     pubsub,
     healthy: async () =>

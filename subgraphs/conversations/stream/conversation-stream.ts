@@ -54,6 +54,10 @@ export class StreamWriter {
         const numbered: StreamEvent = { sequence, conversation: this.conversationId, run_id: this.runId, ...event };
         await replay.append(logOf(this.runId), JSON.stringify(numbered), RUN_LOG_TTL_SECONDS);
         await this.pubsub.publish(topicOf(this.conversationId), numbered);
+        // Let the delivery of this event to every subscriber run before the next is published
+        // (in process it is queued work, not I/O): chunks that come meanwhile go out as one, so a
+        // thousand subscribers cost a thousand deliveries per turn of the loop, not per chunk.
+        await new Promise((resolve) => setImmediate(resolve));
       } catch (error) {
         // The run goes on and its messages are stored; subscribers re-read the conversation.
         this.log.error({ err: error, conversation: this.conversationId }, 'conversation event not published');

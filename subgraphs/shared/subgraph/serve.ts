@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type HTTPGraphQLResponse } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
@@ -30,8 +30,14 @@ export interface ServedSubgraph {
   /** `http://host:port/graphql`; the same path answers graphql-ws. */
   url: string;
   /** The same subgraph for a router in this process. */
-  execute: LocalExecute;
+  local: LocalSubgraph;
   close(): Promise<void>;
+}
+
+/** A subgraph of this process as a router of this process calls it. */
+export interface LocalSubgraph {
+  execute: LocalExecute;
+  subscribe: LocalSubscribe;
 }
 
 /** An operation, as the router would post it. */
@@ -49,6 +55,17 @@ export interface LocalRequest {
  * execution each read their own copy.
  */
 export type LocalExecute = (request: LocalRequest, actor: Actor) => Promise<string>;
+
+/**
+ * Starts a subscription on a subgraph of this process for a router of this process: graphql-js
+ * over the subgraph's schema, with the actor as it is. Events come as objects: no socket, and no
+ * JSON written and read again per event and subscriber (a thousand subscribers of one
+ * conversation made that the most of what delivering an event cost).
+ */
+export type LocalSubscribe = (
+  request: { document: DocumentNode; variables?: Record<string, unknown>; operationName?: string },
+  actor: Actor,
+) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
 
 const LOCAL_HEADERS = new HeaderMap([['content-type', 'application/json']]);
 
@@ -118,10 +135,20 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     if (result.body.kind !== 'complete') throw new Error('incremental delivery is not used between the router and a subgraph');
     return result.body.string;
   };
+  const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const subscribeLocal: LocalSubscribe = async (request, actor) => {
+    let errors = validated.get(request.document);
+    if (!errors) {
+      errors = validate(schema, request.document);
+      validated.set(request.document, errors);
+    }
+    if (errors.length > 0) return { errors };
+    return subscribe({ schema, document: request.document, variableValues: request.variables, operationName: request.operationName, contextValue: contextFor(runtime, actor) });
+  };
   return {
     name: definition.name,
     url,
-    execute,
+    local: { execute, subscribe: subscribeLocal },
     close: () => closeAll(server, sockets, wsServer, apollo),
   };
 }
