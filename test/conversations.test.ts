@@ -176,6 +176,24 @@ describe('POST conversations', () => {
     expect(done.messages.map((message: any) => message.content)).toEqual(['Slowly [slow:60] [words:12]', answer.data.content]);
   });
 
+  it('goes on with the run when the SSE client goes away, and lets it re-attach', async () => {
+    const owner = await tenant('conv-leave');
+    const id = randomUUID();
+    const leaving = new AbortController();
+    const response = await fetch(`${stack.url}${conversationsPath(owner)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.personal_api_key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ content: 'Keep going [slow:30] [words:30]', conversation: id }),
+      signal: leaving.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    leaving.abort();
+    const attached = await streamConversation(stack.url, owner, { conversation: id });
+    expect(attached.frames.filter((frame) => frame.event === 'message').at(-1)!.data.content).toBe(`Answer: ${Array.from({ length: 30 }, (_, index) => `w${index + 1}`).join(' ')}`);
+    expect((await idleConversation(stack.url, owner, id)).messages).toHaveLength(2);
+  });
+
   it('answers 400 for streaming from an unknown or idle conversation', async () => {
     const owner = await tenant('conv-idle');
     const unknown = await streamConversation(stack.url, owner, { conversation: randomUUID() });

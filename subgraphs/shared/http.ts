@@ -86,7 +86,15 @@ export async function writeResponse(result: Response, response: ServerResponse):
     response.end();
     return;
   }
-  for await (const chunk of result.body as unknown as AsyncIterable<Uint8Array>) response.write(chunk);
+  // A client that goes away cancels the body: a stream (a conversation's SSE) stops following.
+  const reader = result.body.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  response.once('close', gone);
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) response.write(read.value);
+  } finally {
+    response.off('close', gone);
+  }
   response.end();
 }
 

@@ -62,7 +62,10 @@ export class AssistantRun implements LocalRun {
     if (plan.created) void run.writer.emit({ kind: StreamEventKind.conversation, data: plan.brief });
     void run.writer.emit({ kind: StreamEventKind.status, status: ConversationStatus.in_progress, detail: 'ack' });
     await run.writer.emit({ kind: StreamEventKind.message, message_id: plan.human.id, data: plan.human });
-    run.done = run.execute().finally(() => runs.delete(run));
+    run.done = run
+      .execute()
+      .catch((error: unknown) => ctx.log.error({ err: error, conversation: plan.conversationId }, 'assistant run failed; the worker ends it'))
+      .finally(() => runs.delete(run));
     return run;
   }
 
