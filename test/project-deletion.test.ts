@@ -26,6 +26,27 @@ const ingestionRows = (id: number) =>
     id,
   );
 
+/** A conversation's rows: the conversation, its messages and its queue. */
+const conversationRows = (id: number) =>
+  count(
+    `select (select count(*) from conversations.conversations where environment_id = $1)
+          + (select count(*) from conversations.messages m join conversations.conversations c on c.id = m.conversation_id where c.environment_id = $1)
+          + (select count(*) from conversations.queue_items q join conversations.conversations c on c.id = q.conversation_id where c.environment_id = $1) as count`,
+    id,
+  );
+
+/** A conversation with a message and a queued one, written as the conversations subgraph writes them. */
+async function withConversation(tenant: Tenant): Promise<void> {
+  const { rows } = await db.query(
+    `insert into conversations.conversations (id, environment_id, project_id, user_id, status, run_scopes, created_at, updated_at)
+     values (gen_random_uuid(), $1, $2, 1, 'idle', '[]', now(), now()) returning id`,
+    [tenant.environment_id, tenant.project_id],
+  );
+  const id = rows[0].id as string;
+  await db.query(`insert into conversations.messages (conversation_id, id, message) values ($1, gen_random_uuid(), '{"type":"human","content":"hi"}')`, [id]);
+  await db.query(`insert into conversations.queue_items (id, conversation_id, content, scopes, created_at) values (gen_random_uuid(), $1, 'later', '[]', now())`, [id]);
+}
+
 async function withConfig(tenant: Tenant): Promise<void> {
   const created = await api(stack.url, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, { key: tenant.personal_api_key, body: { scope: 'person' } });
   expect(created.status).toBe(201);
@@ -45,6 +66,8 @@ describe('DELETE a project', () => {
   it('answers 204, hides the project at once, and removes it and its data (events too) in the background', async () => {
     const tenant = await seedTenant(inject('databaseUrl'), 'delete');
     await withConfig(tenant);
+    await withConversation(tenant);
+    expect(await conversationRows(tenant.environment_id)).toBe(3);
     const batch = [anEvent(), anEvent({ event: '$identify', properties: { $set: { a: 1 } } }), anEvent({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme' } })];
     expect((await postBatch(stack, { api_key: tenant.project_api_key, historical_migration: true, batch })).status).toBe(200);
     await applyProfiles(stack);
@@ -58,6 +81,7 @@ describe('DELETE a project', () => {
     await stack.subgraphs.deletions!.drain();
     expect((await db.query('select finished_at, last_error from projects.deletion_jobs where project_id = $1', [tenant.project_id])).rows[0]).toMatchObject({ last_error: null });
     expect(await projectRows(tenant.project_id)).toBe(0);
+    expect(await conversationRows(tenant.environment_id)).toBe(0);
     expect(await environmentRows(tenant.project_id)).toBe(0);
     expect(await configRows(tenant.environment_id)).toBe(0);
     expect(await ingestionRows(tenant.environment_id)).toBe(0);
