@@ -63,7 +63,7 @@ function shapeOperation(operation: Json, method: string, route: RestRoute | unde
   }
   const responses: Json = { ...operation.responses };
   if (route?.status === 204) responses['204'] = { description: 'Deleted; no body.' };
-  if (route?.eventStream) responses['200'] = { description: `With \`Accept: text/event-stream\`: ${route.eventStream}`, content: { 'text/event-stream': { schema: { type: 'string' } } } };
+  if (route?.eventStream) responses['200'] = { description: `With \`Accept: text/event-stream\`: ${route.eventStream.description}`, content: { 'text/event-stream': { schema: { type: 'string' } } } };
   for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
     responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }

@@ -17,7 +17,6 @@ import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js'
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
-import { streamConversation, wantsEventStream } from './conversations/conversation.sse.js';
 import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { batchPath } from './ingest/ingest.openapi.js';
@@ -158,8 +157,8 @@ export function createRest(options: RestOptions): RestLayer {
           throw error;
         }
       }
-      if (match.route.eventStream && wantsEventStream(request)) {
-        return streamConversation(request, { ...body, project_id: Number(match.params.project_id) }, options);
+      if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
+        return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
       }
       const response = await sofa.fetch(
         new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query)}`, {

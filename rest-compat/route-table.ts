@@ -1,3 +1,6 @@
+import type { RouterSubscriber } from './executors.js';
+import type { RouterExecutor } from './rest.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** One documented REST operation and the root field of the public schema that serves it. */
@@ -20,9 +23,16 @@ export interface RestRoute {
   integerParams?: string[];
   /** Takes whole traces or events (megabytes): its body may reach MAX_LARGE_BODY_BYTES. */
   largeBody?: boolean;
-  /** With `Accept: text/event-stream` the operation answers a stream (what it carries), not JSON. */
-  eventStream?: string;
+  /** With `Accept: text/event-stream` the operation answers a stream instead of JSON: what it carries, and who streams it. */
+  eventStream?: { description: string; handler: EventStreamHandler };
 }
+
+/** Answers an operation as a stream: its request, its arguments (path and body), and the router to run it through. */
+export type EventStreamHandler = (
+  request: Request,
+  variables: Record<string, unknown>,
+  router: { execute: RouterExecutor; subscribe: RouterSubscriber },
+) => Promise<Response>;
 
 /** Path parameters that are integer ids: anything else in their place is an unknown path (404). */
 const INTEGER_PARAMS = ['project_id'];

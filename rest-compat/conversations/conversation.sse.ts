@@ -1,8 +1,7 @@
 import type { ExecutionResult } from 'graphql';
 import { contractError } from '../../subgraphs/shared/errors.js';
 import { errorResponse } from '../errors.js';
-import type { RouterSubscriber } from '../executors.js';
-import type { RouterExecutor } from '../rest.js';
+import type { EventStreamHandler } from '../route-table.js';
 
 const START = `mutation ConversationStart($project_id: Int!, $content: String, $conversation: ID, $contextual_tools: JSON, $ui_context: JSON,
   $billing_context: JSON, $trace_id: String, $session_id: String, $agent_mode: String, $resume_payload: JSON) {
@@ -28,10 +27,6 @@ interface StreamEvent {
 const KEEPALIVE_MS = 15_000;
 const encoder = new TextEncoder();
 
-export function wantsEventStream(request: Request): boolean {
-  return (request.headers.get('accept') ?? '').includes('text/event-stream');
-}
-
 /**
  * POST …/conversations/ as PostHog streams it: the run is started (or, without `content`, found)
  * through the router like any operation, then followed through the router's
@@ -39,11 +34,7 @@ export function wantsEventStream(request: Request): boolean {
  * answer repeated with its content so far, as PostHog does), `update` and `status`. The stream ends
  * with the run; a client that leaves stops following, not the run (it may re-attach).
  */
-export async function streamConversation(
-  request: Request,
-  variables: Record<string, unknown>,
-  router: { execute: RouterExecutor; subscribe: RouterSubscriber },
-): Promise<Response> {
+export const streamConversation: EventStreamHandler = async (request, variables, router) => {
   const authorization = request.headers.get('authorization');
   const started = await router.execute({ query: START, variables, authorization });
   const run = (started.data as { create_conversation?: { conversation: string; run_id: string } } | null | undefined)?.create_conversation;
@@ -77,7 +68,7 @@ export async function streamConversation(
     status: 200,
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
   });
-}
+};
 
 /** Turns stream events into PostHog's frames, keeping each answer's content so far. */
 class FrameWriter {

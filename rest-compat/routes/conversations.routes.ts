@@ -1,3 +1,4 @@
+import { streamConversation } from '../conversations/conversation.sse.js';
 import type { RestRoute } from '../route-table.js';
 
 const base = '/environments/:project_id/conversations';
@@ -6,7 +7,7 @@ const one = `${base}/:conversation`;
 /**
  * API document section 4.3. Statuses are the document's; bodies PostHog's where the document shows
  * none (the queue operations answer the queue). POST …/conversations/ with `Accept:
- * text/event-stream` is streamed by `conversations/conversation.sse.ts` instead.
+ * text/event-stream` is streamed by `streamConversation` instead.
  */
 export const conversationRoutes: RestRoute[] = [
   { method: 'GET', path: base, field: 'Query.conversations' },
@@ -15,8 +16,11 @@ export const conversationRoutes: RestRoute[] = [
     path: base,
     field: 'Mutation.create_conversation',
     status: 201,
-    eventStream:
-      'PostHog\'s frames, as the run goes: `event: conversation` (a new conversation), `event: status` (`{"type": "ack"}`, `{"type": "generation_error"}`), `event: message` (each message; the answer repeated with its content so far), `event: update` (a tool call began); `: keepalive` every 15 s; the stream ends with the run.',
+    eventStream: {
+      handler: streamConversation,
+      description:
+        'PostHog\'s frames, as the run goes: `event: conversation` (a new conversation), `event: status` (`{"type": "ack"}`, `{"type": "generation_error"}`), `event: message` (each message; the answer repeated with its content so far), `event: update` (a tool call began); `: keepalive` every 15 s; the stream ends with the run.',
+    },
   },
   { method: 'GET', path: one, field: 'Query.conversation' },
   { method: 'POST', path: `${one}/append_message`, field: 'Mutation.append_conversation_message' },
