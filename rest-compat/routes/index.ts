@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route-table.js';
 import { conversationHiddenFields, conversationRoutes } from './conversations.routes.js';
 import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
+import { endpointRoutes } from './endpoints.routes.js';
 import { ingestionHiddenFields, ingestionRoutes } from './ingestion.routes.js';
 import { llmAnalyticsRoutes } from './llm-analytics.routes.js';
 import { organizationMemberRoutes } from './organization-members.routes.js';
@@ -19,6 +20,7 @@ export const routes: RestRoute[] = [
   ...llmAnalyticsRoutes,
   ...ingestionRoutes,
   ...conversationRoutes,
+  ...endpointRoutes,
 ];
 
 /** Fields that REST records leave out, so that they keep PostHog's shape. */

@@ -16,7 +16,7 @@ export const ingestion = defineSubgraph({
   entities: [Person, PersonDistinctId, Group, ProfileUpdates],
   migrations,
   // Events are partitioned by month and written set-based: their tables are the migrations' own.
-  unmanagedTables: [/^events($|_)/, /^event_ids$/],
+  unmanagedTables: [/^events($|_)/, /^event_ids$/, /^hogql_/],
   resolvers: [IngestBatchResolver, EventResolver, PersonResolver, GroupResolver],
   deleteEnvironmentData: deleteIngestionData,
   startWorker: startProfileWorker,

@@ -1,0 +1,109 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { HOGQL_READER_ROLE, HOGQL_TEAM_SETTING } from '../../ingestion/migrations/Migration20261125100000_ingestion.js';
+import { AppError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { CompiledQuery } from '../hogql/hogql.compiler.js';
+
+/** How long one query may run before PostgreSQL stops it. */
+export const QUERY_TIMEOUT_MS = Number(process.env.ENDPOINT_QUERY_TIMEOUT_MS ?? 30_000);
+
+export interface QueryRows {
+  rows: unknown[][];
+  /** More rows than the limit existed. */
+  hasMore: boolean;
+}
+
+/** 400: the query was valid but PostgreSQL could not finish it (a timeout, a division by zero). */
+export class QueryExecutionError extends AppError {
+  constructor(detail: string, code = 'query_failed') {
+    super(400, 'validation_error', code, `Query execution failed: ${detail}`, 'query');
+  }
+}
+
+// Values as PostHog's query runner answers them: numbers as numbers, times as ISO 8601 in UTC.
+const PARSERS: Record<number, (text: string) => unknown> = {
+  20: Number, // int8
+  1700: Number, // numeric
+  1184: (text) => `${text.replace(' ', 'T').replace(/\+00(:00)?$/, '')}Z`, // timestamptz (the session is in UTC)
+  1114: (text) => `${text.replace(' ', 'T')}Z`, // timestamp
+  1082: (text) => text, // date, as YYYY-MM-DD (pg would make a local-midnight Date of it)
+  // json and jsonb stay text: PostHog answers a JSON column (`properties`) as a string.
+  114: (text) => text,
+  3802: (text) => text,
+};
+
+/**
+ * Runs a compiled query with every defence beneath the compiler: a read-only transaction, the
+ * reader role (one team's rows of the query views, by row-level security), the team set for this
+ * transaction only, a statement timeout, an empty search path (only the schema-qualified views and
+ * built-in functions the compiler emits resolve) and the row cap the compiler put in its LIMIT.
+ */
+export class QueryExecutor {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly log: Logger,
+  ) {}
+
+  async run(teamId: number, compiled: CompiledQuery, timeoutMs = QUERY_TIMEOUT_MS): Promise<QueryRows> {
+    const knex = this.em.getConnection().getKnex();
+    const client = (await knex.client.acquireConnection()) as pg.Client;
+    let broken = false;
+    try {
+      await client.query('begin transaction isolation level repeatable read read only');
+      if (await readerRoleUsable(client)) await client.query(`set local role "${HOGQL_READER_ROLE}"`);
+      await client.query(`select set_config('statement_timeout', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true),
+        set_config('timezone', 'UTC', true), set_config($2, $3, true)`, [`${Math.max(1, Math.round(timeoutMs))}ms`, HOGQL_TEAM_SETTING, String(teamId)]);
+      const result = await client.query({
+        text: compiled.sql,
+        values: compiled.values,
+        rowMode: 'array',
+        types: { getTypeParser: ((oid: number, format?: string) => PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as never },
+      });
+      const rows = result.rows as unknown[][];
+      const hasMore = rows.length > compiled.limit;
+      return { rows: hasMore ? rows.slice(0, compiled.limit) : rows, hasMore };
+    } catch (error) {
+      throw this.failure(error, timeoutMs);
+    } finally {
+      await client.query('rollback').catch(() => {
+        broken = true;
+      });
+      await knex.client.releaseConnection(broken ? destroyed(client) : client);
+    }
+  }
+
+  /** PostgreSQL's refusals of a query as 400s; anything else (a lost connection) stays a server error. */
+  private failure(error: unknown, timeoutMs: number): unknown {
+    const code = (error as { code?: string }).code ?? '';
+    if (code === '57014') return new QueryExecutionError(`the query ran longer than ${timeoutMs / 1000} seconds and was stopped.`, 'query_timeout');
+    // Data errors (22), the limits of the reader role (42501) and what the compiler let through but PostgreSQL refuses (42).
+    if (code.startsWith('22') || code.startsWith('42') || code === '54001' || code === '53200') {
+      if (code.startsWith('42')) this.log.warn({ err: error }, 'a compiled HogQL query was refused by PostgreSQL');
+      return new QueryExecutionError((error as Error).message);
+    }
+    return error;
+  }
+}
+
+/** Whether this database has the reader role and the platform's role may take it (checked once per connection). */
+const usable = new WeakMap<pg.Client, boolean>();
+async function readerRoleUsable(client: pg.Client): Promise<boolean> {
+  let known = usable.get(client);
+  if (known === undefined) {
+    const { rows } = await client.query<{ ok: boolean }>(
+      `select exists (select 1 from pg_roles where rolname = $1) and pg_has_role(current_user, (select oid from pg_roles where rolname = $1), 'MEMBER') as ok`,
+      [HOGQL_READER_ROLE],
+    );
+    known = rows[0]?.ok === true;
+    usable.set(client, known);
+  }
+  return known;
+}
+
+/** A connection whose transaction could not be ended is not returned to the pool as it is. */
+function destroyed(client: pg.Client): pg.Client {
+  (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = new Error('connection broken');
+  return client;
+}
+

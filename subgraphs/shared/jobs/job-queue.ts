@@ -1,0 +1,120 @@
+import PgBoss from 'pg-boss';
+import type { Orm } from '../db/orm.js';
+import type { Logger } from '../logger.js';
+
+/** The PostgreSQL schema of the job tables (pg-boss makes and migrates it on start). */
+export const JOB_SCHEMA = 'job_queue';
+
+export interface JobOptions {
+  /** Not before then (a Date) or that many seconds from now. */
+  startAfter?: Date | number;
+  /** Tries after the first, with exponential backoff from `retryDelaySeconds`. */
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  /** A job still active after this long is taken to have died with its process and is tried again. */
+  expireInSeconds?: number;
+}
+
+export type JobHandler<T> = (data: T, job: { id: string; queue: string }) => Promise<void>;
+
+/**
+ * The durable job queue every subgraph shares (materialized endpoints, batch exports): jobs are
+ * rows of PostgreSQL, taken by one worker each (`SKIP LOCKED`), retried with backoff, and tried
+ * again when the process that held one died. One pg-boss instance per database and process,
+ * opened by the first user and stopped with the last.
+ */
+export interface JobQueue {
+  /** Makes the queue if needed and works its jobs in this process, `concurrency` at a time. */
+  work<T extends object>(queue: string, handler: JobHandler<T>, concurrency?: number): Promise<void>;
+  send<T extends object>(queue: string, data: T, options?: JobOptions): Promise<string | null>;
+  /** Works the jobs of a queue that are due now, in the caller's turn (tests; a drain before stop). */
+  drain(queue: string): Promise<void>;
+  /** Jobs of a queue not yet done (created, retrying or active). */
+  pending(queue: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface Shared {
+  boss: PgBoss;
+  started: Promise<PgBoss>;
+  users: number;
+  handlers: Map<string, JobHandler<object>>;
+}
+
+const shared = new Map<string, Shared>();
+
+export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
+  const url = orm.config.get('clientUrl')!;
+  let entry = shared.get(url);
+  if (!entry) {
+    const boss = new PgBoss({ connectionString: url, schema: JOB_SCHEMA, max: 4, pollingIntervalSeconds: 1, application_name: 'analytics-jobs' });
+    boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
+    entry = { boss, started: boss.start(), users: 0, handlers: new Map() };
+    shared.set(url, entry);
+  }
+  entry.users += 1;
+  const { boss, handlers } = entry;
+  const mine = entry;
+  try {
+    await entry.started;
+  } catch (error) {
+    await release(url, mine);
+    throw error;
+  }
+  const created = new Set<string>();
+  const ensure = async (queue: string) => {
+    if (created.has(queue)) return;
+    await boss.createQueue(queue);
+    created.add(queue);
+  };
+  const run = async (queue: string, job: PgBoss.Job<object>) => {
+    await handlers.get(queue)!(job.data, { id: job.id, queue });
+  };
+  let closed = false;
+  return {
+    async work<T extends object>(queue: string, handler: JobHandler<T>, concurrency = 1) {
+      await ensure(queue);
+      handlers.set(queue, handler as JobHandler<object>);
+      // pg-boss 10 works one batch at a time per worker: `concurrency` workers take one job each.
+      for (let index = 0; index < concurrency; index += 1) {
+        await boss.work<object>(queue, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+          await run(queue, job!);
+        });
+      }
+    },
+    async send(queue, data, options = {}) {
+      await ensure(queue);
+      const { startAfter, retryLimit = 3, retryDelaySeconds = 10, expireInSeconds = 900 } = options;
+      return boss.send(queue, data, { startAfter, retryLimit, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds });
+    },
+    async drain(queue) {
+      await ensure(queue);
+      for (;;) {
+        const [job] = await boss.fetch<object>(queue);
+        if (!job) return;
+        try {
+          await run(queue, job);
+          await boss.complete(queue, job.id);
+        } catch (error) {
+          await boss.fail(queue, job.id, { message: (error as Error).message });
+        }
+      }
+    },
+    async pending(queue) {
+      await ensure(queue);
+      return boss.getQueueSize(queue, { before: 'completed' });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await release(url, mine);
+    },
+  };
+}
+
+async function release(url: string, entry: Shared): Promise<void> {
+  entry.users -= 1;
+  if (entry.users > 0) return;
+  shared.delete(url);
+  await entry.boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
+}
