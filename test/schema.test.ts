@@ -18,6 +18,7 @@ describe('generated schema artefacts', () => {
       'schema/subgraphs/accounts.graphql',
       'schema/subgraphs/conversations.graphql',
       'schema/subgraphs/customer-profiles.graphql',
+      'schema/subgraphs/endpoints.graphql',
       'schema/subgraphs/ingestion.graphql',
       'schema/subgraphs/llm-analytics.graphql',
       'schema/subgraphs/projects.graphql',

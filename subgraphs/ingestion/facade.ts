@@ -5,6 +5,7 @@ import { countEvents, countEventsByInterval, type TrendInterval } from './events
 import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
+import { QUERY_SURFACE } from './query-surface.js';
 
 export type { EventFilter, PersonRecord, TrendInterval };
 
@@ -15,6 +16,9 @@ export type { EventFilter, PersonRecord, TrendInterval };
  * data through the subgraph definition (`deleteEnvironmentData`).
  */
 export const ingestionFacade = {
+  /** The views HogQL queries read (PostHog's table names), the role they run as and the setting that names their team. */
+  querySurface: QUERY_SURFACE,
+
   /** How many events match; a bad time is a 400 on `after` or `before`. */
   countEvents: (em: EntityManager, environmentId: number, filter: EventFilter): Promise<number> =>
     countEvents(em, eventCondition(environmentId, filter)),

@@ -102,9 +102,9 @@ export class EndpointService {
     const prepared = queryGiven ? await prepareQuery(args.query) : await prepareQuery(version.query);
     if (queryGiven && !sameQuery(prepared.node, version.query)) {
       compileForCheck(prepared);
+      endpoint.query = prepared.node;
       version = this.newVersion(endpoint, endpoint.current_version + 1, requireUserId(actor), version);
       endpoint.current_version = version.version;
-      endpoint.query = prepared.node;
       this.em.persist(version);
     }
     this.applyFields(endpoint, version, args, targeted);
@@ -123,7 +123,7 @@ export class EndpointService {
     // Versions, their materialized rows and cached answers go with the endpoint (foreign keys and this delete).
     await this.em.transactional(async (em) => {
       await em.nativeDelete(Endpoint, { id: endpoint.id });
-      await em.execute('delete from "endpoints"."cached_results" where version_id = any(?::uuid[])', [versions.map((v) => v.id)]);
+      await em.execute('delete from "endpoints"."cached_results" where version_id = any(array[?]::uuid[])', [versions.map((v) => v.id)]);
     });
     await this.materialization.announceDeleted(endpoint, versions);
   }
@@ -202,12 +202,10 @@ export class EndpointService {
     const current = await this.em.find(EndpointVersion, {
       $or: endpoints.map((endpoint) => ({ endpoint: endpoint.id, version: endpoint.current_version })),
     });
-    const counts = await this.em
-      .createQueryBuilder(EndpointVersion, 'v')
-      .select(['v.endpoint_id', 'count(*) as n'])
-      .where({ endpoint: { $in: ids } })
-      .groupBy('v.endpoint_id')
-      .execute<{ endpoint_id: string; n: string }[]>();
+    const counts = await this.em.execute<{ endpoint_id: string; n: number }[]>(
+      'select endpoint_id, count(*)::int as n from "endpoints"."endpoint_versions" where endpoint_id = any(array[?]::uuid[]) group by endpoint_id',
+      [ids],
+    );
     const byEndpoint = new Map(current.map((version) => [version.endpoint.id, version]));
     const countOf = new Map(counts.map((row) => [row.endpoint_id, Number(row.n)]));
     return Promise.all(

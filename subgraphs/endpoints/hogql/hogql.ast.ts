@@ -9,7 +9,8 @@ export function isNode(value: unknown): value is HogQLNode {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as HogQLNode).node === 'string';
 }
 
-export function isKind(value: unknown, kind: string): value is HogQLNode {
+/** Whether a value is a node of that kind (not a type guard: a node that fails it is still a node). */
+export function isKind(value: unknown, kind: string): boolean {
   return isNode(value) && value.node === kind;
 }
 

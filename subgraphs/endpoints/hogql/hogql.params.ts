@@ -17,8 +17,8 @@ export type PgCast =
   | 'boolean[]';
 
 // A marker no SQL we write contains: user text never reaches the SQL, so nothing else can produce it.
-const MARK = '\u0001';
-const MARKER = /\u0001(\d+)\u0001/g;
+const MARK = '\uE000';
+const MARKER = /\uE000(\d+)\uE000/g;
 
 /**
  * Collects the values of a query as bound parameters. A value is written as a marker and numbered
@@ -32,7 +32,7 @@ export class ParamBinder {
 
   bind(value: unknown, cast: PgCast): string {
     assertStorable(value);
-    const key = `${cast}:${JSON.stringify(value)}`;
+    const key = `${cast}:${JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item))}`;
     let found = this.index.get(key);
     if (found === undefined) {
       found = this.values.length;

@@ -61,10 +61,14 @@ export interface Expr {
   aggregate?: boolean;
   /** Text read out of a JSON document (a property): compared and added as a number when the other side is one. */
   property?: boolean;
+  /** The same value as a jsonb document, when it was read out of one (for the JSONExtract functions). */
+  json?: string;
   /** The value, when the expression is a constant or a placeholder's value. */
   literal?: { value: unknown };
   /** The items, when the expression is a tuple or array written out in the query (IN lists, has()). */
   items?: Expr[];
+  /** An Interval of whole days or longer: a Date moved by it stays a Date. */
+  wholeDays?: boolean;
   /** The SQL is a parenthesised SELECT (for IN and EXISTS). */
   subquery?: boolean;
   /** The column name PostHog gives a field (`event`, `$browser` for `properties.$browser`). */

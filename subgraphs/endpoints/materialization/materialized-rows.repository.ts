@@ -12,7 +12,7 @@ export async function replaceMaterializedRows(em: EntityManager, versionId: stri
 }
 
 export async function dropMaterializedRows(em: EntityManager, versionIds: string[]): Promise<void> {
-  if (versionIds.length > 0) await em.execute('delete from "endpoints"."materialized_rows" where version_id = any(?::uuid[])', [versionIds]);
+  if (versionIds.length > 0) await em.execute('delete from "endpoints"."materialized_rows" where version_id = any(array[?]::uuid[])', [versionIds]);
 }
 
 /** At most `limit` kept rows of a version (and whether more are kept), read only within its environment. */

@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { HOGQL_READER_ROLE, HOGQL_TEAM_SETTING } from '../../ingestion/migrations/Migration20261125100000_ingestion.js';
+import { ingestionFacade } from '../../ingestion/facade.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { CompiledQuery } from '../hogql/hogql.compiler.js';
+
+const { readerRole: HOGQL_READER_ROLE, teamSetting: HOGQL_TEAM_SETTING } = ingestionFacade.querySurface;
 
 /** How long one query may run before PostgreSQL stops it. */
 export const QUERY_TIMEOUT_MS = Number(process.env.ENDPOINT_QUERY_TIMEOUT_MS ?? 30_000);

@@ -20,7 +20,7 @@ export async function lastExecutionTimes(em: EntityManager, actor: Actor, enviro
   const unique = [...new Set(names)];
   const rows = unique.length === 0 ? [] : await em.execute<{ endpoint_name: string; last: Date }[]>(
     `select endpoint_name, max(started_at) as last from "endpoints"."endpoint_runs"
-     where environment_id = ? and endpoint_name = any(?::text[]) and by_personal_api_key and error is null
+     where environment_id = ? and endpoint_name = any(array[?]::text[]) and by_personal_api_key and error is null
        and started_at > now() - make_interval(months => ?)
      group by endpoint_name`,
     [environment.id, unique, WINDOW_MONTHS],

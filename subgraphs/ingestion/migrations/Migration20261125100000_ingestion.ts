@@ -1,10 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
+import { QUERY_SURFACE } from '../query-surface.js';
 
-/** The role HogQL queries run as (saved endpoints): it reads the query views of one team, nothing else. */
-export const HOGQL_READER_ROLE = 'analytics_hogql_reader';
-
-/** The team a HogQL query may read, set for its transaction only (`set_config(…, true)`). */
-export const HOGQL_TEAM_SETTING = 'hogql.team_id';
+// Fixed here as they were when this migration was written; the names live on in query-surface.ts.
+const HOGQL_READER_ROLE = QUERY_SURFACE.readerRole;
+const HOGQL_TEAM_SETTING = QUERY_SURFACE.teamSetting;
 
 // Empty once a transaction that set it has ended, NULL before: both mean "no team" (no row).
 const team = `nullif(current_setting('${HOGQL_TEAM_SETTING}', true), '')::int`;

@@ -1,0 +1,397 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sql } from './kit/db.js';
+import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';
+import { api, gql } from './kit/http.js';
+import { seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+import { collect, wsClient } from './kit/ws.js';
+
+let stack: Stack;
+let owner: Tenant;
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  owner = await seedTenant(inject('databaseUrl'), 'endpoints');
+  await ingest(stack, owner, SEED_EVENTS);
+});
+afterAll(() => stack?.stop());
+
+const key = () => owner.personal_api_key;
+const call = (method: string, rest: string, body?: unknown, prefix: 'environments' | 'projects' = 'environments') =>
+  api(stack.url, method, endpointsPath(owner, rest, prefix), { key: key(), body });
+const PAGEVIEWS = hogql("select count() from events where event = '$pageview'");
+
+describe('saved endpoints: records', () => {
+  it("creates one (version 1) and answers PostHog's record under both prefixes", async () => {
+    const created = await createEndpoint(stack, owner, { name: 'pageviews', description: 'All page views', query: PAGEVIEWS, cache_age_seconds: 600 });
+    expect(created).toMatchObject({
+      name: 'pageviews',
+      description: 'All page views',
+      query: PAGEVIEWS,
+      is_active: true,
+      cache_age_seconds: 600,
+      endpoint_path: `/api/environments/${owner.environment_id}/endpoints/pageviews/run`,
+      current_version: 1,
+      versions_count: 1,
+      is_materialized: false,
+      derived_from_insight: null,
+      last_executed_at: null,
+      materialization: { can_materialize: true, status: null },
+    });
+    expect(created.created_by).toMatchObject({ email: owner.email });
+    const viaProjects = await call('GET', 'pageviews', undefined, 'projects');
+    expect(viaProjects.status).toBe(200);
+    expect(viaProjects.body).toEqual((await call('GET', 'pageviews')).body);
+    const list = await call('GET', '');
+    expect(list.status).toBe(200);
+    expect(list.body.results.map((item: { name: string }) => item.name)).toContain('pageviews');
+    expect(list.body).not.toHaveProperty('count');
+  });
+
+  it('filters the list by is_active', async () => {
+    await createEndpoint(stack, owner, { name: 'dormant', query: PAGEVIEWS, is_active: false });
+    const active = await api(stack.url, 'GET', `${endpointsPath(owner)}?is_active=true`, { key: key() });
+    const names = active.body.results.map((item: { name: string }) => item.name);
+    expect(names).not.toContain('dormant');
+    const inactive = await api(stack.url, 'GET', `${endpointsPath(owner)}?is_active=false`, { key: key() });
+    expect(inactive.body.results.map((item: { name: string }) => item.name)).toEqual(['dormant']);
+  });
+
+  it.each([
+    [{ query: PAGEVIEWS }, 'Endpoint must have a name.', 'name'],
+    [{ name: '1starts-with-digit', query: PAGEVIEWS }, 'Endpoint name must start with a letter', 'name'],
+    [{ name: 'has space', query: PAGEVIEWS }, 'Endpoint name must start with a letter', 'name'],
+    [{ name: `a${'b'.repeat(128)}`, query: PAGEVIEWS }, 'between 1 and 128 characters', 'name'],
+    [{ name: 'no_query' }, 'Must specify query', 'query'],
+    [{ name: 'bad_kind', query: { kind: 'EventsQuery' } }, 'Invalid query kind EventsQuery', 'query'],
+    [{ name: 'funnel', query: { kind: 'FunnelsQuery', series: [] } }, 'FunnelsQuery', 'query'],
+    [{ name: 'syntax', query: hogql('select count( from events') }, 'Invalid HogQL query', 'query'],
+    [{ name: 'unknown_fn', query: hogql('select frobnicate(event) from events') }, 'frobnicate', 'query'],
+    [{ name: 'short_cache', query: PAGEVIEWS, cache_age_seconds: 10 }, 'Cache age must be between 300 and 86400 seconds.', 'cache_age_seconds'],
+    [{ name: 'long_cache', query: PAGEVIEWS, cache_age_seconds: 86_401 }, 'Cache age must be between 300 and 86400 seconds.', 'cache_age_seconds'],
+    [{ name: 'bad_sync', query: PAGEVIEWS, is_materialized: true, sync_frequency: '2min' }, "Invalid sync_frequency '2min'", 'sync_frequency'],
+  ])('refuses %j with 400 and stores nothing', async (body, detail, attr) => {
+    const before = (await call('GET', '')).body.results.length;
+    const response = await call('POST', '', body);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toMatchObject({ type: 'validation_error', attr });
+    expect(response.body.detail).toContain(detail);
+    expect((await call('GET', '')).body.results.length).toBe(before);
+  });
+
+  it('names the position of a HogQL syntax error', async () => {
+    const response = await call('POST', '', { name: 'positioned', query: hogql('select event,, from events') });
+    expect(response.status).toBe(400);
+    expect(response.body.detail).toMatch(/line 1, column \d+/);
+  });
+
+  it('refuses a second endpoint of the same name', async () => {
+    await createEndpoint(stack, owner, { name: 'twice', query: PAGEVIEWS });
+    const again = await call('POST', '', { name: 'twice', query: PAGEVIEWS });
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ attr: 'name', code: 'unique' });
+  });
+
+  it('answers 404 for an unknown name on every path', async () => {
+    for (const [method, rest] of [
+      ['GET', 'nope'],
+      ['PATCH', 'nope'],
+      ['DELETE', 'nope'],
+      ['GET', 'nope/run'],
+      ['POST', 'nope/run'],
+      ['GET', 'nope/versions'],
+      ['GET', 'nope/versions/1'],
+      ['GET', 'nope/openapi.json'],
+      ['GET', 'nope/materialization_status'],
+    ] as const) {
+      const response = await call(method, rest, method === 'GET' || method === 'DELETE' ? undefined : {});
+      expect(response.status, `${method} ${rest}`).toBe(404);
+      expect(response.body).toMatchObject({ type: 'invalid_request', code: 'not_found' });
+    }
+  });
+
+  it('deletes an endpoint with its versions (204), after which it is gone', async () => {
+    await createEndpoint(stack, owner, { name: 'doomed', query: PAGEVIEWS });
+    await call('PATCH', 'doomed', { query: hogql('select 1') });
+    const deleted = await call('DELETE', 'doomed');
+    expect(deleted.status).toBe(204);
+    expect((await call('GET', 'doomed')).status).toBe(404);
+    const [left] = await sql<{ n: string }>(inject('databaseUrl'), "select count(*) as n from endpoints.endpoint_versions v where not exists (select 1 from endpoints.endpoints e where e.id = v.endpoint_id)");
+    expect(Number(left!.n)).toBe(0);
+  });
+});
+
+describe('saved endpoints: versions', () => {
+  it('makes a version when the query really changes, not for key order or metadata', async () => {
+    await createEndpoint(stack, owner, { name: 'versioned', query: PAGEVIEWS, description: 'v1' });
+    const reordered = await call('PATCH', 'versioned', { query: { query: PAGEVIEWS.query, kind: 'HogQLQuery' } });
+    expect(reordered.body.current_version).toBe(1);
+    const described = await call('PATCH', 'versioned', { description: 'still v1', cache_age_seconds: 900 });
+    expect(described.body).toMatchObject({ current_version: 1, description: 'still v1', cache_age_seconds: 900 });
+    const changed = await call('PATCH', 'versioned', { query: hogql("select count() from events where event = 'purchase'") });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ current_version: 2, versions_count: 2, description: 'still v1', cache_age_seconds: 900 });
+
+    const versions = await call('GET', 'versioned/versions');
+    expect(versions.status).toBe(200);
+    expect(versions.body.map((version: { version: number }) => version.version)).toEqual([2, 1]);
+    expect(versions.body[1]).toMatchObject({ version: 1, query: PAGEVIEWS, name: 'versioned', endpoint_is_active: true });
+    expect(versions.body[0].query.query).toContain("'purchase'");
+    const one = await call('GET', 'versioned/versions/1');
+    expect(one.body).toMatchObject({ version: 1, query: PAGEVIEWS });
+    const missing = await call('GET', 'versioned/versions/9');
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toBe('Version 9 not found');
+    expect((await call('GET', 'versioned/versions/x')).status).toBe(404);
+  });
+
+  it('runs the latest version, or the one asked for', async () => {
+    const latest = await runEndpoint(stack, owner, 'versioned');
+    expect(latest.body).toMatchObject({ results: [[2]], endpoint_version: 2 });
+    const first = await runEndpoint(stack, owner, 'versioned', { version: 1 });
+    expect(first.body).toMatchObject({ results: [[6]], endpoint_version: 1 });
+    const unknown = await runEndpoint(stack, owner, 'versioned', { version: 7 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.detail).toBe("Version 7 not found for endpoint 'versioned'");
+  });
+
+  it('refuses a query change aimed at an older version', async () => {
+    const response = await api(stack.url, 'PATCH', `${endpointsPath(owner, 'versioned')}?version=1`, { key: key(), body: { query: hogql('select 2') } });
+    expect(response.status).toBe(400);
+    expect(response.body.attr).toBe('version');
+  });
+
+  it('applies description and is_active to the version asked for', async () => {
+    const response = await call('PATCH', 'versioned', { version: 1, is_active: false, description: 'retired' });
+    expect(response.status, response.text).toBe(200);
+    expect((await call('GET', 'versioned/versions/1')).body).toMatchObject({ is_active: false, description: 'retired' });
+    expect(response.body.description).toBe('still v1');
+    const run = await runEndpoint(stack, owner, 'versioned', { version: 1 });
+    expect(run.status).toBe(400);
+    expect(run.body.attr).toBe('version');
+  });
+});
+
+describe('saved endpoints: runs', () => {
+  it("answers PostHog's query result, results first, debug keys only with debug", async () => {
+    await createEndpoint(stack, owner, { name: 'browsers', query: hogql("select properties.$browser as browser, count() as views from events where event = '$pageview' group by browser order by browser") });
+    const response = await runEndpoint(stack, owner, 'browsers');
+    expect(response.status, response.text).toBe(200);
+    expect(Object.keys(response.body)[0]).toBe('results');
+    expect(response.body).toMatchObject({
+      results: [['Chrome', 3], ['Firefox', 1], ['Safari', 2]],
+      columns: ['browser', 'views'],
+      hasMore: false,
+      is_cached: false,
+      endpoint_version: 1,
+    });
+    expect(response.body.types.map((type: string[]) => type[0])).toEqual(['browser', 'views']);
+    for (const hidden of ['hogql', 'timings', 'cache_key', 'calculation_trigger', 'modifiers', 'resolved_date_range', 'explain']) expect(response.body).not.toHaveProperty(hidden);
+    const debug = await runEndpoint(stack, owner, 'browsers', { debug: true, refresh: 'force' });
+    expect(debug.body.hogql).toContain('hogql_events');
+    expect(debug.body).toHaveProperty('timings');
+  });
+
+  it('serves the cache until refresh: force, and the GET form runs too', async () => {
+    const cached = await runEndpoint(stack, owner, 'browsers');
+    expect(cached.body.is_cached).toBe(true);
+    const forced = await runEndpoint(stack, owner, 'browsers', { refresh: 'force' });
+    expect(forced.body.is_cached).toBe(false);
+    const viaGet = await call('GET', 'browsers/run');
+    expect(viaGet.status, viaGet.text).toBe(200);
+    expect(viaGet.body.results).toEqual([['Chrome', 3], ['Firefox', 1], ['Safari', 2]]);
+    const viaProjects = await api(stack.url, 'POST', endpointsPath(owner, 'browsers/run', 'projects'), { key: key(), body: {} });
+    expect(viaProjects.body.results).toHaveLength(3);
+  });
+
+  it('limits rows: min(limit, the query LIMIT), with hasMore', async () => {
+    const limited = await runEndpoint(stack, owner, 'browsers', { limit: 2 });
+    expect(limited.body).toMatchObject({ results: [['Chrome', 3], ['Firefox', 1]], hasMore: true, limit: 2 });
+  });
+
+  it.each([
+    [{ query_override: { kind: 'HogQLQuery', query: 'select 1' } }, 'query_override is not allowed. Use variables instead.'],
+    [{ limit: 0 }, 'Invalid limit parameter: 0'],
+    [{ limit: -3 }, 'Invalid limit parameter: -3'],
+    [{ refresh: 'direct' }, "'direct' refresh mode is only valid for materialized endpoints."],
+    [{ refresh: 'sometimes' }, "Invalid refresh mode 'sometimes'"],
+    [{ variables: { nope: 1 } }, 'Unknown variable(s): nope'],
+    [{ filters_override: { date_from: '-7d' } }, 'filters_override is not supported for HogQLQuery endpoints'],
+  ])('refuses a run with %j', async (body, detail) => {
+    const response = await runEndpoint(stack, owner, 'browsers', body);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.detail).toContain(detail);
+  });
+
+  it('takes variables by code name, with defaults, and demands the ones without', async () => {
+    await createEndpoint(stack, owner, {
+      name: 'by_event',
+      query: hogql('select count() from events where event = {variables.event_name} and distinct_id = {variables.who}', {
+        a: { code_name: 'event_name', value: '$pageview' },
+        b: { code_name: 'who' },
+      }),
+    });
+    const missing = await runEndpoint(stack, owner, 'by_event');
+    expect(missing.status).toBe(400);
+    expect(missing.body.detail).toBe("Required variable 'who' not provided");
+    expect((await runEndpoint(stack, owner, 'by_event', { variables: { who: 'u1' } })).body.results).toEqual([[3]]);
+    expect((await runEndpoint(stack, owner, 'by_event', { variables: { who: 'u2', event_name: 'purchase' } })).body.results).toEqual([[1]]);
+  });
+
+  it('does not run an inactive endpoint (404)', async () => {
+    const response = await runEndpoint(stack, owner, 'dormant');
+    expect(response.status).toBe(404);
+  });
+
+  it('stops a query that runs too long with a 400, never a 5xx', async () => {
+    await createEndpoint(stack, owner, { name: 'slow', query: hogql('select count() from events a cross join events b cross join events c cross join events d cross join events e cross join events f cross join events g') });
+    const response = await runEndpoint(stack, owner, 'slow', { refresh: 'force' });
+    expect([200, 400]).toContain(response.status);
+    if (response.status === 400) expect(response.body.code).toBe('query_timeout');
+  });
+
+  it('logs runs by personal API key: last_executed_at and last_execution_times', async () => {
+    await runEndpoint(stack, owner, 'browsers', { refresh: 'force' });
+    const record = await call('GET', 'browsers');
+    expect(record.body.last_executed_at).not.toBeNull();
+    const times = await call('POST', 'last_execution_times', { names: ['browsers', 'never_ran'] });
+    expect(times.status, times.text).toBe(200);
+    expect(times.body.query_status).toMatchObject({ team_id: owner.environment_id, complete: true, error: false, query_async: false });
+    const [[name, last], [other, none]] = times.body.query_status.results;
+    expect([name, other, none]).toEqual(['browsers', 'never_ran', null]);
+    expect(new Date(last).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    const viaProjects = await api(stack.url, 'POST', endpointsPath(owner, 'last_execution_times', 'projects'), { key: key(), body: { names: ['browsers'] } });
+    expect(viaProjects.status).toBe(200);
+    const invalid = await call('POST', 'last_execution_times', { names: ['not valid!'] });
+    expect(invalid.status).toBe(400);
+  });
+});
+
+describe('saved endpoints: TrendsQuery', () => {
+  const trends = {
+    kind: 'TrendsQuery',
+    series: [{ kind: 'EventsNode', event: '$pageview' }],
+    interval: 'day',
+    dateRange: { date_from: '2026-01-05', date_to: '2026-01-12' },
+    breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+  };
+
+  it('counts events by interval and breakdown, through the same compiler', async () => {
+    await createEndpoint(stack, owner, { name: 'trend', query: trends });
+    const response = await runEndpoint(stack, owner, 'trend');
+    expect(response.status, response.text).toBe(200);
+    const total = JSON.stringify(response.body.results);
+    expect(total).toContain('Chrome');
+    expect(total).toContain('Safari');
+    const limited = await runEndpoint(stack, owner, 'trend', { limit: 5 });
+    expect(limited.status).toBe(400);
+    expect(limited.body.detail).toBe('Limit parameter is only supported for HogQLQuery, not TrendsQuery');
+  });
+});
+
+describe('saved endpoints: openapi.json', () => {
+  it('describes the run with its variables and result columns typed', async () => {
+    await createEndpoint(stack, owner, {
+      name: 'typed-doc',
+      description: 'Views by browser',
+      query: hogql('select properties.$browser as browser, count() as views, max(timestamp) as last_seen from events where event = {variables.event_name} group by browser', {
+        a: { code_name: 'event_name', value: '$pageview' },
+        b: { code_name: 'min_views', type: 'Number' },
+      }),
+    });
+    const response = await call('GET', 'typed-doc/openapi.json');
+    expect(response.status, response.text).toBe(200);
+    const document = response.body;
+    expect(document.openapi).toBe('3.0.3');
+    expect(document.info).toEqual({ title: 'typed-doc', description: 'Views by browser', version: '1' });
+    const operation = document.paths[`/api/projects/${owner.environment_id}/endpoints/typed-doc/run`].post;
+    expect(operation.operationId).toBe('run_typed_doc');
+    expect(document.components.schemas.Variables).toMatchObject({
+      additionalProperties: false,
+      properties: { event_name: { type: 'string', example: '$pageview' }, min_views: { type: 'number' } },
+      required: ['min_views'],
+    });
+    const columns = document.components.schemas.EndpointRunResponse['x-columns'];
+    expect(columns.map((column: { name: string; type: string }) => [column.name, column.type])).toEqual([
+      ['browser', 'String'],
+      ['views', 'Integer'],
+      ['last_seen', 'DateTime'],
+    ]);
+    expect(operation.requestBody.required).toBe(true);
+  });
+});
+
+describe('saved endpoints: materialization', () => {
+  const drain = () => stack.subgraphs.workers.endpoints!.drain();
+
+  it('keeps the result materialized, runs read it, and pushes each status change', async () => {
+    await createEndpoint(stack, owner, { name: 'kept', query: PAGEVIEWS });
+    const client = wsClient(stack.wsUrl, key());
+    const events = collect(client, 'subscription($p: Int!, $n: String!) { endpoint_materialization_status(project_id: $p, name: $n) { sequence name version exists materialization { status last_materialized_at error sync_frequency } } }', {
+      p: owner.environment_id,
+      n: 'kept',
+    });
+    // The first status is pushed when the subscription is live; one that starts later sees the later ones.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const enabled = await call('PATCH', 'kept', { is_materialized: true, sync_frequency: '1hour' });
+    expect(enabled.status, enabled.text).toBe(200);
+    expect(enabled.body.materialization).toMatchObject({ status: 'Running', sync_frequency: '1hour', can_materialize: true });
+    await drain();
+    const status = await call('GET', 'kept/materialization_status');
+    expect(status.body).toMatchObject({ status: 'Completed', sync_frequency: '1hour', error: null });
+    expect(status.body.last_materialized_at).not.toBeNull();
+
+    // New events do not reach the kept result until the next refresh; `direct` reads them live.
+    await ingest(stack, owner, [{ event: '$pageview', distinct_id: 'u9', timestamp: '2026-01-20T10:00:00Z', properties: {} }]);
+    const run = await runEndpoint(stack, owner, 'kept');
+    expect(run.body).toMatchObject({ results: [[6]], endpoint_materialized: true });
+    const direct = await runEndpoint(stack, owner, 'kept', { refresh: 'direct' });
+    expect(direct.body).toMatchObject({ results: [[7]], endpoint_materialized: false });
+
+    const statuses = () => events.results.map((event: any) => event.data.endpoint_materialization_status.materialization.status);
+    await expect.poll(statuses).toContain('Completed');
+    expect(['Running', 'Completed']).toEqual(expect.arrayContaining(statuses()));
+    const seen = statuses().length;
+    const disabled = await call('PATCH', 'kept', { is_materialized: false });
+    expect(disabled.body).toMatchObject({ is_materialized: false, materialization: { status: null } });
+    const [last] = (await events.next(seen + 1)).slice(seen);
+    expect(last!.data.endpoint_materialization_status).toMatchObject({ name: 'kept', version: 1, exists: true, materialization: { status: null } });
+    events.dispose();
+    await client.dispose();
+    const [rows] = await sql<{ n: string }>(inject('databaseUrl'), 'select count(*) as n from endpoints.materialized_rows r join endpoints.endpoint_versions v on v.id = r.version_id join endpoints.endpoints e on e.id = v.endpoint_id where e.name = $1', ['kept']);
+    expect(Number(rows!.n)).toBe(0);
+  });
+
+  it("applies PostHog's materialization rules", async () => {
+    await createEndpoint(stack, owner, { name: 'with_vars', query: hogql('select count() from events where event = {variables.e}', { a: { code_name: 'e', value: 'x' } }) });
+    const refused = await call('PATCH', 'with_vars', { is_materialized: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/^Cannot materialize endpoint: /);
+    expect((await call('GET', 'with_vars')).body.materialization).toMatchObject({ can_materialize: false });
+    const inactive = await call('PATCH', 'dormant', { is_materialized: true });
+    expect(inactive.body.detail).toBe('Cannot enable materialization on inactive endpoint.');
+    const frequencyOff = await call('PATCH', 'pageviews', { is_materialized: false, sync_frequency: '1hour' });
+    expect(frequencyOff.body.detail).toBe('Cannot set sync_frequency when disabling materialization.');
+  });
+
+  it('deletes the materialized rows with the endpoint', async () => {
+    await createEndpoint(stack, owner, { name: 'kept_then_gone', query: PAGEVIEWS, is_materialized: true });
+    await drain();
+    expect((await call('GET', 'kept_then_gone/materialization_status')).body.status).toBe('Completed');
+    expect((await call('DELETE', 'kept_then_gone')).status).toBe(204);
+    const orphans = await sql(inject('databaseUrl'), 'select 1 from endpoints.materialized_rows r where not exists (select 1 from endpoints.endpoint_versions v where v.id = r.version_id)');
+    expect(orphans).toHaveLength(0);
+  });
+});
+
+describe('saved endpoints over GraphQL', () => {
+  it('serves the same operations with the same errors', async () => {
+    const created = await gql(stack.graphqlUrl, 'mutation($p: Int!) { create_endpoint(project_id: $p, name: "gql_one", query: {kind: "HogQLQuery", query: "select 40 + 2"}) { name current_version } }', { p: owner.environment_id }, key());
+    expect(created.errors).toBeUndefined();
+    expect(created.data.create_endpoint).toEqual({ name: 'gql_one', current_version: 1 });
+    const run = await gql(stack.graphqlUrl, 'mutation($p: Int!) { run_endpoint(project_id: $p, name: "gql_one") }', { p: owner.environment_id }, key());
+    expect(run.data.run_endpoint.results).toEqual([[42]]);
+    const bad = await gql(stack.graphqlUrl, 'mutation($p: Int!) { create_endpoint(project_id: $p, name: "gql_two", query: {kind: "HogQLQuery", query: "select pg_sleep(1)"}) { name } }', { p: owner.environment_id }, key());
+    expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', status: 400, attr: 'query' });
+  });
+});
