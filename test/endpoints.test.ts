@@ -1,3 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import createClient from 'openapi-fetch';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sql } from './kit/db.js';
 import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';
@@ -318,6 +324,40 @@ describe('saved endpoints: openapi.json', () => {
       ['last_seen', 'DateTime'],
     ]);
     expect(operation.requestBody.required).toBe(true);
+  });
+
+  it('is a valid OpenAPI document from which a typed client is generated and used', async () => {
+    const document = (await call('GET', 'typed-doc/openapi.json')).body;
+    await SwaggerParser.validate(structuredClone(document));
+    const dir = mkdtempSync(join(process.cwd(), '.openapi-client-'));
+    try {
+      writeFileSync(join(dir, 'endpoint.ts'), astToString(await openapiTS(structuredClone(document))));
+      const path = `/api/projects/${owner.environment_id}/endpoints/typed-doc/run`;
+      const usage = (minViews: string) => `import createClient from 'openapi-fetch';
+import type { paths } from './endpoint.js';
+const client = createClient<paths>({ baseUrl: 'http://localhost' });
+export async function run() {
+  const { data } = await client.POST('${path}', { body: { variables: { min_views: ${minViews} } } });
+  const columns: ('browser' | 'views' | 'last_seen')[] | undefined = data?.columns;
+  return { columns, rows: data?.results };
+}
+`;
+      const diagnostics = (source: string) => {
+        writeFileSync(join(dir, 'usage.ts'), source);
+        const program = ts.createProgram([join(dir, 'usage.ts')], { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true });
+        return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      };
+      expect(diagnostics(usage('3'))).toEqual([]);
+      // The generated types know the variables: a string where a number goes does not compile.
+      expect(diagnostics(usage("'three'")).join(' ')).toMatch(/not assignable to type 'number'/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // The same client, called for real: the document's paths and servers compose the real URL.
+    const client = createClient<any>({ baseUrl: stack.url, headers: { authorization: `Bearer ${key()}` } });
+    const { data, response } = await client.POST(`/api/projects/${owner.environment_id}/endpoints/typed-doc/run`, { body: { variables: { min_views: 3 } } });
+    expect(response.status).toBe(200);
+    expect(data.columns).toEqual(['browser', 'views', 'last_seen']);
   });
 });
 

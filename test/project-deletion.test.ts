@@ -47,6 +47,25 @@ async function withConversation(tenant: Tenant): Promise<void> {
   await db.query(`insert into conversations.queue_items (id, conversation_id, content, scopes, created_at) values (gen_random_uuid(), $1, 'later', '[]', now())`, [id]);
 }
 
+/** A materialized endpoint with two versions, a cached answer and a logged run. */
+async function withEndpoint(tenant: Tenant): Promise<void> {
+  const path = `/api/environments/${tenant.environment_id}/endpoints/`;
+  const created = await api(stack.url, 'POST', path, { key: tenant.personal_api_key, body: { name: 'doomed', query: { kind: 'HogQLQuery', query: 'select 1' }, is_materialized: true } });
+  expect(created.status, created.text).toBe(201);
+  await api(stack.url, 'PATCH', `${path}doomed/`, { key: tenant.personal_api_key, body: { query: { kind: 'HogQLQuery', query: 'select 2' }, is_materialized: true } });
+  await stack.subgraphs.workers.endpoints!.drain();
+  expect((await api(stack.url, 'POST', `${path}doomed/run/`, { key: tenant.personal_api_key, body: { version: 1 } })).status).toBe(200);
+}
+
+/** An environment's endpoint rows: endpoints, versions, kept rows, cached answers and the run log. */
+const endpointRows = (id: number) =>
+  count(
+    `select (select count(*) from endpoints.endpoints where environment_id = $1) + (select count(*) from endpoints.endpoint_versions where environment_id = $1)
+          + (select count(*) from endpoints.materialized_rows where environment_id = $1) + (select count(*) from endpoints.cached_results where environment_id = $1)
+          + (select count(*) from endpoints.endpoint_runs where environment_id = $1) as count`,
+    id,
+  );
+
 async function withConfig(tenant: Tenant): Promise<void> {
   const created = await api(stack.url, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, { key: tenant.personal_api_key, body: { scope: 'person' } });
   expect(created.status).toBe(201);
@@ -67,7 +86,10 @@ describe('DELETE a project', () => {
     const tenant = await seedTenant(inject('databaseUrl'), 'delete');
     await withConfig(tenant);
     await withConversation(tenant);
+    await withEndpoint(tenant);
     expect(await conversationRows(tenant.environment_id)).toBe(3);
+    // The endpoint, its two versions, the latest's one kept row, one cached answer and one logged run.
+    expect(await endpointRows(tenant.environment_id)).toBe(6);
     const batch = [anEvent(), anEvent({ event: '$identify', properties: { $set: { a: 1 } } }), anEvent({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme' } })];
     expect((await postBatch(stack, { api_key: tenant.project_api_key, historical_migration: true, batch })).status).toBe(200);
     await applyProfiles(stack);
@@ -82,6 +104,7 @@ describe('DELETE a project', () => {
     expect((await db.query('select finished_at, last_error from projects.deletion_jobs where project_id = $1', [tenant.project_id])).rows[0]).toMatchObject({ last_error: null });
     expect(await projectRows(tenant.project_id)).toBe(0);
     expect(await conversationRows(tenant.environment_id)).toBe(0);
+    expect(await endpointRows(tenant.environment_id)).toBe(0);
     expect(await environmentRows(tenant.project_id)).toBe(0);
     expect(await configRows(tenant.environment_id)).toBe(0);
     expect(await ingestionRows(tenant.environment_id)).toBe(0);

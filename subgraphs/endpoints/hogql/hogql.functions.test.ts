@@ -67,7 +67,7 @@ describe('compileHogQL', () => {
     it('counts month boundaries crossed, not months elapsed', async () => {
       const { sql } = await column("dateDiff('month', toDate('2024-01-31'), toDate('2024-02-01'))");
       expect(sql).toBe(
-        '((extract(year from (($1::date)::timestamp)) * 12 + extract(month from (($1::date)::timestamp))) - (extract(year from (($2::date)::timestamp)) * 12 + extract(month from (($2::date)::timestamp))))::bigint',
+        '((extract(year from ($1::date)::timestamp) * 12 + extract(month from ($1::date)::timestamp)) - (extract(year from ($2::date)::timestamp) * 12 + extract(month from ($2::date)::timestamp)))::bigint',
       );
     });
   });

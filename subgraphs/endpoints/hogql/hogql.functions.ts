@@ -50,9 +50,12 @@ const FUNCTIONS: FunctionTable = {
   ...STRING_FUNCTIONS,
 };
 
-/** Names HogQL (and SQL) take in any case: `COUNT()`, `Coalesce()`. Others must be spelled as PostHog does. */
+/**
+ * Names HogQL (and SQL) take in any case: `COUNT()`, `Coalesce()`, and `NOT (x)`, which the parser
+ * reads as a call. Others must be spelled as PostHog does.
+ */
 const ANY_CASE = new Map(
-  ['count', 'sum', 'avg', 'min', 'max', 'coalesce', 'ifNull', 'nullIf', 'isNull', 'now', 'lower', 'upper', 'length', 'substring', 'trim', 'concat', 'abs', 'round', 'floor', 'ceil', 'greatest', 'least', 'if', 'today'].map(
+  ['count', 'sum', 'avg', 'min', 'max', 'coalesce', 'ifNull', 'nullIf', 'isNull', 'now', 'lower', 'upper', 'length', 'substring', 'trim', 'concat', 'abs', 'round', 'floor', 'ceil', 'greatest', 'least', 'if', 'today', 'not', 'and', 'or'].map(
     (name) => [name.toLowerCase(), name],
   ),
 );

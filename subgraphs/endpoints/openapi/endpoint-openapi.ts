@@ -86,10 +86,11 @@ function runRequestSchema(): Schema {
     properties: {
       client_query_id: { type: 'string', description: 'A query id of yours, for tracking.' },
       filters_override: { $ref: '#/components/schemas/DashboardFilter' },
-      refresh: { type: 'string', enum: ['cache', 'force', 'direct'], default: 'cache' },
+      // Defaults are said, not declared: generators (openapi-typescript) make a property with a `default` required.
+      refresh: { type: 'string', enum: ['cache', 'force', 'direct'], description: '`cache` (the default): a fresh cached result, else computed; `force`: computed; `direct`: the live query of a materialized endpoint.' },
       version: { type: 'integer', description: 'The version to run (default: the latest).' },
       limit: { type: 'integer', minimum: 1 },
-      debug: { type: 'boolean', default: false },
+      debug: { type: 'boolean', description: 'Keep the diagnostic keys in the answer (default false).' },
       variables: { $ref: '#/components/schemas/Variables' },
     },
   };
