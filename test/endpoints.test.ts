@@ -380,6 +380,13 @@ describe('saved endpoints: materialization', () => {
     const status = await call('GET', 'kept/materialization_status');
     expect(status.body).toMatchObject({ status: 'Completed', sync_frequency: '1hour', error: null });
     expect(status.body.last_materialized_at).not.toBeNull();
+    // The next refresh waits on the job queue, due a sync interval after this one.
+    const [next] = await sql<{ start_after: Date }>(
+      inject('databaseUrl'),
+      "select start_after from job_queue.job where name = 'endpoint-materialization-refresh' and state = 'created' and data->>'versionId' = (select v.id::text from endpoints.endpoint_versions v join endpoints.endpoints e on e.id = v.endpoint_id where e.name = 'kept' and e.environment_id = $1)",
+      [owner.environment_id],
+    );
+    expect(Math.abs(new Date(next!.start_after).getTime() - (new Date(status.body.last_materialized_at).getTime() + 3_600_000))).toBeLessThan(60_000);
 
     // New events do not reach the kept result until the next refresh; `direct` reads them live.
     await ingest(stack, owner, [{ event: '$pageview', distinct_id: 'u9', timestamp: '2026-01-20T10:00:00Z', properties: {} }]);

@@ -38,17 +38,26 @@ export interface FunctionDef {
 
 export type FunctionTable = Record<string, FunctionDef>;
 
-/** Every function a query may call, by its HogQL name. Nothing else is emitted. */
-const FUNCTIONS: FunctionTable = {
-  ...AGGREGATE_FUNCTIONS,
-  ...CONDITIONAL_FUNCTIONS,
-  ...CONVERSION_FUNCTIONS,
-  ...DATETIME_FUNCTIONS,
-  ...JSON_FUNCTIONS,
-  ...MATH_FUNCTIONS,
-  ...OPERATOR_FUNCTIONS,
-  ...STRING_FUNCTIONS,
-};
+let table: FunctionTable | null = null;
+
+/**
+ * Every function a query may call, by its HogQL name; nothing else is emitted. Gathered on first
+ * use: the families import the expression compiler, which imports this module, so the tables may
+ * not exist yet while the modules load.
+ */
+function functions(): FunctionTable {
+  table ??= {
+    ...AGGREGATE_FUNCTIONS,
+    ...CONDITIONAL_FUNCTIONS,
+    ...CONVERSION_FUNCTIONS,
+    ...DATETIME_FUNCTIONS,
+    ...JSON_FUNCTIONS,
+    ...MATH_FUNCTIONS,
+    ...OPERATOR_FUNCTIONS,
+    ...STRING_FUNCTIONS,
+  };
+  return table;
+}
 
 /**
  * Names HogQL (and SQL) take in any case: `COUNT()`, `Coalesce()`, and `NOT (x)`, which the parser
@@ -64,9 +73,10 @@ const ANY_CASE = new Map(
 const NO_AGGREGATES: Partial<Record<Clause, string>> = { where: 'WHERE', join: 'a JOIN constraint', group_by: 'GROUP BY' };
 
 export function lookupFunction(name: string): FunctionDef | undefined {
-  if (Object.hasOwn(FUNCTIONS, name)) return FUNCTIONS[name];
+  const all = functions();
+  if (Object.hasOwn(all, name)) return all[name];
   const canonical = ANY_CASE.get(name.toLowerCase());
-  return canonical ? FUNCTIONS[canonical] : undefined;
+  return canonical ? all[canonical] : undefined;
 }
 
 export function callExpr(node: HogQLNode, env: Env): Expr {

@@ -89,14 +89,21 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
     },
     async drain(queue) {
       await ensure(queue);
-      for (;;) {
+      const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+      // Works what is due here; a job another worker holds (this process's polling one) is waited for.
+      while ((await dueOrActive(boss, queue)) > 0) {
         const [job] = await boss.fetch<object>(queue);
-        if (!job) return;
-        try {
-          await run(queue, job);
-          await boss.complete(queue, job.id);
-        } catch (error) {
-          await boss.fail(queue, job.id, { message: (error as Error).message });
+        if (job) {
+          try {
+            await run(queue, job);
+            await boss.complete(queue, job.id);
+          } catch (error) {
+            await boss.fail(queue, job.id, { message: (error as Error).message });
+          }
+        } else if (Date.now() > deadline) {
+          throw new Error(`jobs of ${queue} still active after ${DRAIN_TIMEOUT_MS} ms`);
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, 25));
         }
       }
     },
@@ -110,6 +117,17 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
       await release(url, mine);
     },
   };
+}
+
+const DRAIN_TIMEOUT_MS = 60_000;
+
+/** Jobs of a queue that are due now or being worked. */
+async function dueOrActive(boss: PgBoss, queue: string): Promise<number> {
+  const { rows } = await boss.getDb().executeSql(
+    `select count(*)::int as n from ${JOB_SCHEMA}.job where name = $1 and (state = 'active' or (state in ('created', 'retry') and start_after <= now()))`,
+    [queue],
+  );
+  return (rows[0] as { n: number }).n;
 }
 
 async function release(url: string, entry: Shared): Promise<void> {
