@@ -16,7 +16,8 @@ let stack: Stack;
 let owner: Tenant;
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  // A short query timeout, so that a query that runs too long is stopped within the test.
+  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { ENDPOINT_QUERY_TIMEOUT_SECONDS: '2' } });
   owner = await seedTenant(inject('databaseUrl'), 'endpoints');
   await ingest(stack, owner, SEED_EVENTS);
 });
@@ -250,10 +251,17 @@ describe('saved endpoints: runs', () => {
   });
 
   it('stops a query that runs too long with a 400, never a 5xx', async () => {
-    await createEndpoint(stack, owner, { name: 'slow', query: hogql('select count() from events a cross join events b cross join events c cross join events d cross join events e cross join events f cross join events g') });
+    // 13^9 rows: minutes of work, stopped after ENDPOINT_QUERY_TIMEOUT_SECONDS.
+    const joins = Array.from({ length: 8 }, (_, index) => `cross join events e${index}`).join(' ');
+    await createEndpoint(stack, owner, { name: 'slow', query: hogql(`select count() from events ${joins}`) });
+    const started = Date.now();
     const response = await runEndpoint(stack, owner, 'slow', { refresh: 'force' });
-    expect([200, 400]).toContain(response.status);
-    if (response.status === 400) expect(response.body.code).toBe('query_timeout');
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toMatchObject({ type: 'validation_error', code: 'query_timeout', detail: 'Query execution failed: the query ran longer than 2 seconds and was stopped.' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // The run log says so.
+    const [logged] = await sql<{ error: string }>(inject('databaseUrl'), "select error from endpoints.endpoint_runs where endpoint_name = 'slow' and environment_id = $1", [owner.environment_id]);
+    expect(logged!.error).toContain('longer than 2 seconds');
   });
 
   it('logs runs by personal API key: last_executed_at and last_execution_times', async () => {

@@ -47,6 +47,12 @@ const schema = z.object({
   OPENROUTER_API_KEY: z.string().min(1).optional(),
   /** How long a language-model call may take (a summary); key checks and model lists take at most 10 s of it. */
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(60),
+  /** How long a saved endpoint's query may run before PostgreSQL stops it (400 `query_timeout`). */
+  ENDPOINT_QUERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(30),
+  /** How long the refresh of a materialized endpoint may run. */
+  ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(600),
+  /** Runs of one environment's endpoints at once in a process; more answer 429. */
+  ENDPOINT_MAX_CONCURRENT_RUNS: z.coerce.number().int().positive().max(1000).default(10),
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */

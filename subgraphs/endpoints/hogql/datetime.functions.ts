@@ -61,9 +61,9 @@ function part(field: string): FunctionDef {
 /** toDayOfWeek(t[, mode]): mode 0 Monday=1..Sunday=7, 1 Monday=0..Sunday=6, 2 Sunday=0..Saturday=6, 3 Sunday=1..Saturday=7. */
 function dayOfWeek(call: Call): Expr {
   const mode = call.args[1]?.literal?.value ?? 0;
+  if (mode !== 0 && mode !== 1 && mode !== 2 && mode !== 3) throw new HogQLError(`${call.name} expects a mode from 0 to 3`);
   const local = localTimeSql(call.args[0]!, call.env, call.name);
-  const sql = [`extract(isodow from ${local})`, `extract(isodow from ${local}) - 1`, `extract(dow from ${local})`, `extract(dow from ${local}) + 1`][mode as number];
-  if (sql === undefined) throw new HogQLError(`${call.name} expects a mode from 0 to 3`);
+  const sql = [`extract(isodow from ${local})`, `extract(isodow from ${local}) - 1`, `extract(dow from ${local})`, `extract(dow from ${local}) + 1`][mode];
   return typed(`(${sql})::int`, 'Integer', call.args[0]!);
 }
 

@@ -33,7 +33,7 @@ const ORDINALS: Record<string, (local: string) => string> = {
  */
 export function dateDiff(call: Call): Expr {
   const raw = call.args[0]!.literal?.value;
-  const unit = typeof raw === 'string' ? UNITS[raw.toLowerCase()] : undefined;
+  const unit = typeof raw === 'string' && Object.hasOwn(UNITS, raw.toLowerCase()) ? UNITS[raw.toLowerCase()] : undefined;
   if (!unit) throw new HogQLError(`${call.name} expects a unit (second, minute, hour, day, week, month, quarter, year) as its first argument`);
   const [from, to] = [call.args[1]!, call.args[2]!];
   if (unit === 'second' || unit === 'minute') {

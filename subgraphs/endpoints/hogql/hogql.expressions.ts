@@ -85,8 +85,13 @@ function listItemsExpr(node: HogQLNode, env: Env, type: 'Tuple' | 'Array'): Expr
   if (type === 'Array' && items.length > 0 && items.every((item) => item.literal)) {
     return literalExpr(items.map((item) => item.literal!.value), env);
   }
-  const sql = type === 'Array' ? `ARRAY[${items.map((item) => item.sql).join(', ')}]` : `jsonb_build_array(${items.map((item) => item.sql).join(', ')})`;
-  return typed(items.length === 0 && type === 'Array' ? 'ARRAY[]::text[]' : sql, type, items, { items });
+  if (type === 'Tuple') return tupleOf(items);
+  return typed(items.length === 0 ? 'ARRAY[]::text[]' : `ARRAY[${items.map((item) => item.sql).join(', ')}]`, type, items, { items });
+}
+
+/** A tuple (also `tuple(...)`): its items for IN and tuple access, a JSON array as a value. */
+export function tupleOf(items: Expr[]): Expr {
+  return typed(`jsonb_build_array(${items.map((item) => item.sql).join(', ')})`, 'Tuple', items, { items });
 }
 
 /** `properties['key']` reads a property; `array[1]` an item, counting from 1 (negative: from the end). */

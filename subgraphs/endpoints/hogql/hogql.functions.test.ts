@@ -153,6 +153,9 @@ describe('compileHogQL', () => {
       ['intDiv(7, 2)', '($1::bigint / NULLIF($2::bigint, 0))', 'Integer'],
       ['plus(1, 2)', '($1::bigint + $2::bigint)', 'Integer'],
       ["has(['a', 'b'], event)", '("_t1"."event" = ANY($1::text[]))', 'Boolean'],
+      ["tuple(1, 'a')", 'jsonb_build_array($1::bigint, $2::text)', 'Tuple'],
+      ["tuple(1, 'a').2", '$1::text', 'String'],
+      ["event IN tuple('a', 'b')", '("_t1"."event" = ANY($1::text[]))', 'Boolean'],
     ])('%s', async (expr, sql, type) => {
       expect(await column(expr)).toEqual({ sql, type });
     });

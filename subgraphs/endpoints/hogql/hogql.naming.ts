@@ -46,7 +46,7 @@ const PRINTERS: Record<string, Printer> = {
     const params = node.params ? `(${list(children(node, 'params'), print)})` : '';
     return `${String(node.name)}${params}(${node.distinct === true ? 'DISTINCT ' : ''}${list(children(node, 'args'), print)})`;
   },
-  ArithmeticOperation: (node, print) => `${ARITHMETIC[String(node.op)] ?? String(node.op)}(${print(child(node, 'left'))}, ${print(child(node, 'right'))})`,
+  ArithmeticOperation: (node, print) => `${named(ARITHMETIC, String(node.op))}(${print(child(node, 'left'))}, ${print(child(node, 'right'))})`,
   CompareOperation: (node, print) => printComparison(String(node.op), print(child(node, 'left')), print(child(node, 'right'))),
   And: (node, print) => `and(${list(children(node, 'exprs'), print)})`,
   Or: (node, print) => `or(${list(children(node, 'exprs'), print)})`,
@@ -74,7 +74,11 @@ function printComparison(op: string, left: string, right: string): string {
   if (op === '!~') return `not(match(${left}, ${right}))`;
   if (op === '=~*') return `match(${left}, concat('(?i)', ${right}))`;
   if (op === '!~*') return `not(match(${left}, concat('(?i)', ${right})))`;
-  return `${COMPARISONS[op] ?? op}(${left}, ${right})`;
+  return `${named(COMPARISONS, op)}(${left}, ${right})`;
+}
+
+function named(names: Record<string, string>, op: string): string {
+  return Object.hasOwn(names, op) ? names[op]! : op;
 }
 
 /** As PostHog's escape_hogql_identifier: bare when simple, else in backquotes. */

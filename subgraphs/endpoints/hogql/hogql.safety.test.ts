@@ -114,6 +114,11 @@ describe('compileHogQL', () => {
       ["SELECT JSONExtractString(event, 'a') FROM events", 'JSONExtractString expects a JSON document (such as properties) as its first argument'],
       ["SELECT count() FROM events WHERE timestamp > 'yesterday'", "Cannot parse 'yesterday' as a DateTime"],
       ["SELECT if(1, 'a', 2)", 'if cannot mix String and Integer values'],
+      // Names of JavaScript's own object members are no keys of our tables.
+      ["SELECT dateDiff('__proto__', now(), now())", 'dateDiff expects a unit'],
+      ["SELECT toDayOfWeek(now(), 'constructor')", 'toDayOfWeek expects a mode from 0 to 3'],
+      ['SELECT constructor(1)', 'Unsupported function: constructor'],
+      ['SELECT 1 FROM __proto__', 'Unknown table: __proto__'],
     ])('%s', async (query, message) => {
       expect((await refusal(query)).message).toContain(message);
     });

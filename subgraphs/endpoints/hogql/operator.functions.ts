@@ -2,6 +2,7 @@ import { arithmetic } from './hogql.arithmetic.js';
 import { asBoolean, typed } from './hogql.coerce.js';
 import { compareValues } from './hogql.compare.js';
 import { HogQLError } from './hogql.errors.js';
+import { tupleOf } from './hogql.expressions.js';
 import type { Call, FunctionDef, FunctionTable } from './hogql.functions.js';
 import type { Expr } from './hogql.types.js';
 import { inValues } from './hogql.in.js';
@@ -55,5 +56,6 @@ export const OPERATOR_FUNCTIONS: FunctionTable = {
   in: { args: [2, 2], compile: (call) => inValues(call.args[0]!, call.args[1]!, false, call.env) },
   notIn: { args: [2, 2], compile: (call) => inValues(call.args[0]!, call.args[1]!, true, call.env) },
   has: { args: [2, 2], compile: has },
+  tuple: { args: [1, null], compile: (call) => tupleOf(call.args) },
   exists: { args: [1, 1], compile: exists },
 };

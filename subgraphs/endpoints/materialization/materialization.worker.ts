@@ -13,9 +13,6 @@ import { REFRESH_QUEUE, scheduleRefresh, useJobQueue, type RefreshJob } from './
 import { MaterializationService } from './materialization.service.js';
 import { replaceMaterializedRows } from './materialized-rows.repository.js';
 
-/** A refresh may run this long (a materialized query reads much more than a run should). */
-const REFRESH_TIMEOUT_MS = Number(process.env.ENDPOINT_MATERIALIZATION_TIMEOUT_MS ?? 600_000);
-
 /**
  * Refreshes materialized versions on the shared job queue: each refresh is a job due at the
  * version's `refresh_due_at`, taken by one process; when it ends it queues the next one. At start
@@ -26,7 +23,7 @@ export function startMaterializationWorker(runtime: WorkerRuntime): Worker {
   let queue: JobQueue | undefined;
   const opened = (async () => {
     queue = await openJobQueue(runtime.orm, runtime.log);
-    await queue.work<RefreshJob>(REFRESH_QUEUE, (job) => refresh(runtime.orm.em.fork(), runtime.pubsub, runtime.log, job));
+    await queue.work<RefreshJob>(REFRESH_QUEUE, (job) => refresh(runtime.orm.em.fork(), runtime.pubsub, runtime.log, job, runtime.config.ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS * 1000));
     useJobQueue(queue);
     await sweep(runtime.orm.em.fork());
   })();
@@ -49,8 +46,8 @@ async function sweep(em: EntityManager): Promise<void> {
   for (const version of due) await scheduleRefresh(version.id, version.refresh_due_at!);
 }
 
-/** One refresh: claims the version at its due time, runs its query, keeps the rows, queues the next. */
-export async function refresh(em: EntityManager, pubsub: PubSub, log: Logger, job: RefreshJob): Promise<void> {
+/** One refresh: claims the version at its due time, runs its query (for at most `timeoutMs`: it reads more than a run should), keeps the rows, queues the next. */
+export async function refresh(em: EntityManager, pubsub: PubSub, log: Logger, job: RefreshJob, timeoutMs: number): Promise<void> {
   const version = await em.findOne(EndpointVersion, { id: job.versionId, is_materialized: true, refresh_due_at: new Date(job.due) }, { populate: ['endpoint'] });
   if (!version) return; // stale: switched off, deleted, or due at another time now
   const endpoint = version.endpoint.getEntity();
@@ -68,7 +65,7 @@ export async function refresh(em: EntityManager, pubsub: PubSub, log: Logger, jo
       variables: {},
       limit: MAX_RESULT_ROWS,
       timezone: timezoneOf(overview),
-      timeoutMs: REFRESH_TIMEOUT_MS,
+      timeoutMs,
     });
     await em.transactional(async (tx) => {
       await replaceMaterializedRows(tx, version.id, endpoint.environment_id, result.rows);

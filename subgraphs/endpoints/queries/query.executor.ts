@@ -1,14 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ingestionFacade } from '../../ingestion/facade.js';
+import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { CompiledQuery } from '../hogql/hogql.compiler.js';
 
 const { readerRole: HOGQL_READER_ROLE, teamSetting: HOGQL_TEAM_SETTING } = ingestionFacade.querySurface;
 
-/** How long one query may run before PostgreSQL stops it. */
-export const QUERY_TIMEOUT_MS = Number(process.env.ENDPOINT_QUERY_TIMEOUT_MS ?? 30_000);
+/** How long one query may run before PostgreSQL stops it (ENDPOINT_QUERY_TIMEOUT_SECONDS). */
+const queryTimeoutMs = () => config().ENDPOINT_QUERY_TIMEOUT_SECONDS * 1000;
 
 export interface QueryRows {
   rows: unknown[][];
@@ -47,7 +48,7 @@ export class QueryExecutor {
     private readonly log: Logger,
   ) {}
 
-  async run(teamId: number, compiled: CompiledQuery, timeoutMs = QUERY_TIMEOUT_MS): Promise<QueryRows> {
+  async run(teamId: number, compiled: CompiledQuery, timeoutMs = queryTimeoutMs()): Promise<QueryRows> {
     const knex = this.em.getConnection().getKnex();
     const client = (await knex.client.acquireConnection()) as pg.Client;
     let broken = false;

@@ -1,7 +1,6 @@
+import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 
-/** Runs of one team in flight at once in this process; more wait for none and are refused (PostHog's 429). */
-export const MAX_CONCURRENT_RUNS_PER_TEAM = Number(process.env.ENDPOINT_MAX_CONCURRENT_RUNS ?? 10);
 
 class TooManyRunsError extends AppError {
   constructor() {
@@ -11,10 +10,13 @@ class TooManyRunsError extends AppError {
 
 const inFlight = new Map<number, number>();
 
-/** Runs `work` in one of the team's run slots, or refuses at once when all are taken. */
+/**
+ * Runs `work` in one of the team's run slots (ENDPOINT_MAX_CONCURRENT_RUNS in this process), or
+ * refuses at once when all are taken (PostHog's 429).
+ */
 export async function withRunSlot<T>(teamId: number, work: () => Promise<T>): Promise<T> {
   const taken = inFlight.get(teamId) ?? 0;
-  if (taken >= MAX_CONCURRENT_RUNS_PER_TEAM) throw new TooManyRunsError();
+  if (taken >= config().ENDPOINT_MAX_CONCURRENT_RUNS) throw new TooManyRunsError();
   inFlight.set(teamId, taken + 1);
   try {
     return await work();
