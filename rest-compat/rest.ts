@@ -106,6 +106,7 @@ export function createRest(options: RestOptions): RestLayer {
         const variables = withExplicitNulls(args.document, args.variableValues ?? {}, args.contextValue.nullFields);
         const result = await options.execute({ query, variables, authorization: args.contextValue.authorization });
         absolutizePageLinks(result, args.contextValue.publicUrl);
+        absolutizeRecordUrls(result, args.contextValue.publicUrl);
         return result;
       }) as never,
       errorHandler: (errors) => {
@@ -244,6 +245,23 @@ function absolutizePageLinks(result: ExecutionResult, publicUrl: URL): void {
     if (!page || typeof page !== 'object' || !('next' in page)) continue;
     page.next = absolutePageUrl(publicUrl, page.next as string | null);
     if ('previous' in page) page.previous = absolutePageUrl(publicUrl, page.previous as string | null);
+  }
+}
+
+/**
+ * A record's `url` that GraphQL answers as a path (`/api/…`: the subgraph does not know the host
+ * it is reached on) is absolute over REST, as PostHog's, on the caller's origin: records at the
+ * top of an answer and in its `results`.
+ */
+function absolutizeRecordUrls(result: ExecutionResult, publicUrl: URL): void {
+  const absolutize = (record: unknown) => {
+    const item = record as { url?: unknown } | null;
+    if (item && typeof item === 'object' && typeof item.url === 'string' && item.url.startsWith('/api/')) item.url = new URL(item.url, publicUrl.origin).toString();
+  };
+  for (const value of Object.values(result.data ?? {})) {
+    absolutize(value);
+    const results = (value as { results?: unknown } | null)?.results;
+    if (Array.isArray(results)) results.forEach(absolutize);
   }
 }
 

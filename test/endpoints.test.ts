@@ -46,6 +46,7 @@ describe('saved endpoints: records', () => {
       materialization: { can_materialize: true, status: null },
     });
     expect(created.created_by).toMatchObject({ email: owner.email });
+    expect(created.url).toBe(`${stack.url}${created.endpoint_path}`);
     const viaProjects = await call('GET', 'pageviews', undefined, 'projects');
     expect(viaProjects.status).toBe(200);
     expect(viaProjects.body).toEqual((await call('GET', 'pageviews')).body);

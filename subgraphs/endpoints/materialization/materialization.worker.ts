@@ -7,6 +7,7 @@ import type { Worker, WorkerRuntime } from '../../shared/subgraph/define.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { EndpointVersion, MaterializationState, SYNC_FREQUENCIES } from '../endpoints/endpoint-version.entity.js';
 import { MAX_RESULT_ROWS } from '../hogql/hogql.limits.js';
+import { warnWithoutReaderRole } from '../queries/query.executor.js';
 import { prepareQuery } from '../queries/query.node.js';
 import { runQuery } from '../queries/query.runner.js';
 import { REFRESH_QUEUE, scheduleRefresh, useJobQueue, type RefreshJob } from './materialization.jobs.js';
@@ -26,6 +27,7 @@ export function startMaterializationWorker(runtime: WorkerRuntime): Worker {
     await queue.work<RefreshJob>(REFRESH_QUEUE, (job) => refresh(runtime.orm.em.fork(), runtime.pubsub, runtime.log, job, runtime.config.ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS * 1000));
     useJobQueue(queue);
     await sweep(runtime.orm.em.fork());
+    await warnWithoutReaderRole(runtime.orm.em.fork(), runtime.log);
   })();
   opened.catch((error: unknown) => runtime.log.error({ err: error }, 'materialization worker did not start'));
   return {

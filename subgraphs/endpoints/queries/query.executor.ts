@@ -89,15 +89,22 @@ export class QueryExecutor {
   }
 }
 
+/** Says at start when queries cannot run as the reader role (the platform's role may not create or take it). */
+export async function warnWithoutReaderRole(em: EntityManager, log: Logger): Promise<void> {
+  const [row] = await em.execute<{ ok: boolean }[]>(READER_ROLE_USABLE, [HOGQL_READER_ROLE, HOGQL_READER_ROLE]);
+  if (row?.ok !== true) {
+    log.warn({ role: HOGQL_READER_ROLE }, 'HogQL queries run as the platform role: the reader role is missing or cannot be taken (the views still filter by team)');
+  }
+}
+
+const READER_ROLE_USABLE = `select exists (select 1 from pg_roles where rolname = ?) and coalesce(pg_has_role(current_user, (select oid from pg_roles where rolname = ?), 'MEMBER'), false) as ok`;
+
 /** Whether this database has the reader role and the platform's role may take it (checked once per connection). */
 const usable = new WeakMap<pg.Client, boolean>();
 async function readerRoleUsable(client: pg.Client): Promise<boolean> {
   let known = usable.get(client);
   if (known === undefined) {
-    const { rows } = await client.query<{ ok: boolean }>(
-      `select exists (select 1 from pg_roles where rolname = $1) and pg_has_role(current_user, (select oid from pg_roles where rolname = $1), 'MEMBER') as ok`,
-      [HOGQL_READER_ROLE],
-    );
+    const { rows } = await client.query<{ ok: boolean }>(READER_ROLE_USABLE.replace(/\?/g, () => '$1'), [HOGQL_READER_ROLE]);
     known = rows[0]?.ok === true;
     usable.set(client, known);
   }
