@@ -162,7 +162,7 @@ export function createRest(options: RestOptions): RestLayer {
         return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
       }
       const response = await sofa.fetch(
-        new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query)}`, {
+        new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query, match.route.ownLimit === true)}`, {
           method: request.method,
           headers: {
             'content-type': 'application/json',
@@ -206,13 +206,13 @@ async function readBody(request: Request, method: string): Promise<{ parsed: Rec
 
 /**
  * The query string passed on, with an alias path's extra parameters: as in DRF, a `limit` or
- * `offset` that is not a valid number falls
- * back to the default instead of failing.
+ * `offset` that is not a valid number falls back to the default instead of failing (unless the
+ * route's `limit` is its own argument).
  */
-function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>): string {
+function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, ownLimit: boolean): string {
   const kept = new URLSearchParams(fromPath);
   for (const [name, value] of params) {
-    if (name === 'limit' && !/^[1-9]\d{0,8}$/.test(value)) continue;
+    if (name === 'limit' && !ownLimit && !/^[1-9]\d{0,8}$/.test(value)) continue;
     if (name === 'offset' && !/^\d{1,9}$/.test(value)) continue;
     // A path parameter is the operation's; the query string cannot override it.
     if (Object.hasOwn(fromPath, name)) continue;

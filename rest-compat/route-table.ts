@@ -21,6 +21,8 @@ export interface RestRoute {
   description?: string;
   /** Path parameters besides `project_id` that are integer ids. */
   integerParams?: string[];
+  /** Its `limit` is the operation's own argument, not a page size: passed on as given, not dropped when it is no page size. */
+  ownLimit?: boolean;
   /** Takes whole traces or events (megabytes): its body may reach MAX_LARGE_BODY_BYTES. */
   largeBody?: boolean;
   /** With `Accept: text/event-stream` the operation answers a stream instead of JSON: what it carries, and who streams it. */

@@ -4,7 +4,11 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cleanUpRunData } from '../subgraphs/endpoints/runs/run-data.cleanup.js';
+import { subgraphNamed } from '../subgraphs/index.js';
+import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { sql } from './kit/db.js';
 import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';
 import { api, gql } from './kit/http.js';
@@ -246,6 +250,29 @@ describe('saved endpoints: runs', () => {
     expect((await runEndpoint(stack, owner, 'by_event', { variables: { who: 'u2', event_name: 'purchase' } })).body.results).toEqual([[1]]);
   });
 
+  it("answers PostgreSQL's refusals of a query as 400s, never 500s", async () => {
+    for (const [name, query] of [
+      ['many_rows', 'select (select event from events)'],
+      ['bad_join', 'select count() from events e full join persons p on e.timestamp < p.created_at'],
+      ['divide', "select intDiv(1, 0)"],
+    ] as const) {
+      const created = await call('POST', '', { name, query: hogql(query) });
+      if (created.status === 400) continue; // refused by the compiler: also fine
+      const response = await runEndpoint(stack, owner, name, { refresh: 'force' });
+      expect(response.status, `${query}: ${response.text}`).toBeLessThan(500);
+      if (response.status !== 200) expect(response.body.detail).toMatch(/^Query execution failed: /);
+    }
+  });
+
+  it('takes the GET form\'s limit as the run\'s own (400 for a bad one)', async () => {
+    const zero = await api(stack.url, 'GET', `${endpointsPath(owner, 'browsers/run')}?limit=0`, { key: key() });
+    expect(zero.status, zero.text).toBe(400);
+    expect(zero.body.detail).toBe('Invalid limit parameter: 0');
+    const two = await api(stack.url, 'GET', `${endpointsPath(owner, 'browsers/run')}?limit=2`, { key: key() });
+    expect(two.body).toMatchObject({ limit: 2, hasMore: true });
+    expect(two.body.results).toHaveLength(2);
+  });
+
   it('does not run an inactive endpoint (404)', async () => {
     const response = await runEndpoint(stack, owner, 'dormant');
     expect(response.status).toBe(404);
@@ -263,6 +290,29 @@ describe('saved endpoints: runs', () => {
     // The run log says so.
     const [logged] = await sql<{ error: string }>(inject('databaseUrl'), "select error from endpoints.endpoint_runs where endpoint_name = 'slow' and environment_id = $1", [owner.environment_id]);
     expect(logged!.error).toContain('longer than 2 seconds');
+  });
+
+  it('drops cached answers past the longest cache age and run records past seven months (the hourly clean-up)', async () => {
+    const db = inject('databaseUrl');
+    await sql(db, "update endpoints.cached_results set computed_at = now() - interval '2 days' where environment_id = $1", [owner.environment_id]);
+    await sql(db, "insert into endpoints.endpoint_runs (environment_id, endpoint_name, version, by_personal_api_key, started_at, duration_ms, source) values ($1, 'browsers', 1, true, now() - interval '8 months', 1, 'live')", [owner.environment_id]);
+    const orm = await MikroORM.init(ormOptions(subgraphNamed('endpoints'), db, 1));
+    try {
+      const dropped = await cleanUpRunData(orm.em.fork());
+      expect(dropped.answers).toBeGreaterThan(0);
+      expect(dropped.runs).toBeGreaterThanOrEqual(1);
+    } finally {
+      await orm.close();
+    }
+    const [left] = await sql<{ answers: number; old: number; recent: number }>(
+      db,
+      "select (select count(*)::int from endpoints.cached_results where environment_id = $1) as answers, (select count(*)::int from endpoints.endpoint_runs where environment_id = $1 and started_at < now() - interval '7 months') as old, (select count(*)::int from endpoints.endpoint_runs where environment_id = $1) as recent",
+      [owner.environment_id],
+    );
+    expect(left).toMatchObject({ answers: 0, old: 0 });
+    expect(left!.recent).toBeGreaterThan(0);
+    const [scheduled] = await sql<{ cron: string }>(db, "select cron from job_queue.schedule where name = 'endpoint-run-data-cleanup'");
+    expect(scheduled!.cron).toBe('17 * * * *');
   });
 
   it('logs runs by personal API key: last_executed_at and last_execution_times', async () => {
@@ -428,6 +478,20 @@ describe('saved endpoints: materialization', () => {
     expect(inactive.body.detail).toBe('Cannot enable materialization on inactive endpoint.');
     const frequencyOff = await call('PATCH', 'pageviews', { is_materialized: false, sync_frequency: '1hour' });
     expect(frequencyOff.body.detail).toBe('Cannot set sync_frequency when disabling materialization.');
+  });
+
+  it('keeps the current version materialized when an older version is edited', async () => {
+    await createEndpoint(stack, owner, { name: 'two_kept', query: PAGEVIEWS });
+    await call('PATCH', 'two_kept', { query: hogql('select count() from events'), is_materialized: true });
+    await drain();
+    expect((await call('GET', 'two_kept/materialization_status')).body.status).toBe('Completed');
+    const edited = await api(stack.url, 'PATCH', `${endpointsPath(owner, 'two_kept')}?version=1`, { key: key(), body: { description: 'the first' } });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body).toMatchObject({ is_materialized: true, materialization: { status: 'Completed' } });
+    const refused = await call('PATCH', 'two_kept', { version: 1, is_materialized: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.attr).toBe('version');
+    expect((await runEndpoint(stack, owner, 'two_kept')).body).toMatchObject({ results: [[14]], endpoint_materialized: true });
   });
 
   it('deletes the materialized rows with the endpoint', async () => {

@@ -21,7 +21,7 @@ export const endpointRoutes: RestRoute[] = [
   route('DELETE', '/:name', 'Mutation.delete_endpoint', { status: 204 }),
   route('GET', '/:name/materialization_status', 'Query.endpoint_materialization_status'),
   route('GET', '/:name/openapi.json', 'Query.endpoint_openapi'),
-  route('GET', '/:name/run', 'Query.endpoint_run'),
+  route('GET', '/:name/run', 'Query.endpoint_run', { ownLimit: true }),
   route('POST', '/:name/run', 'Mutation.run_endpoint'),
   route('GET', '/:name/versions', 'Query.endpoint_versions'),
   route('GET', '/:name/versions/:version_number', 'Query.endpoint_version', { integerParams: ['version_number'] }),

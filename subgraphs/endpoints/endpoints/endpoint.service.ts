@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
-import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
 import { projectsFacade } from '../../projects/facade.js';
@@ -83,7 +83,7 @@ export class EndpointService {
       await this.em.transactional(async (em) => {
         em.persist([endpoint, version]);
         await em.flush();
-        await this.materialization.apply(em, endpoint, version, materialize);
+        await this.materialization.apply(em, endpoint, version, materialize, true);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) throw duplicate(name);
@@ -99,8 +99,13 @@ export class EndpointService {
     const queryGiven = args.query !== null && args.query !== undefined;
     if (targeted && queryGiven) throw new ValidationError('Cannot change the query of a given version: a query change always makes a new latest version.', 'version');
     let version = targeted ? await this.version(endpoint, args.version!) : await this.latest(endpoint);
+    if (version.version !== endpoint.current_version && (args.is_materialized != null || args.sync_frequency != null)) {
+      throw new ValidationError('Only the current version is materialized: leave out `version` to change materialization.', 'version');
+    }
     const prepared = queryGiven ? await prepareQuery(args.query) : await prepareQuery(version.query);
+    let madeVersion = false;
     if (queryGiven && !sameQuery(prepared.node, version.query)) {
+      madeVersion = true;
       compileForCheck(prepared);
       endpoint.query = prepared.node;
       version = this.newVersion(endpoint, endpoint.current_version + 1, requireUserId(actor), version);
@@ -109,11 +114,18 @@ export class EndpointService {
     }
     this.applyFields(endpoint, version, args, targeted);
     const materialize = this.materialization.plan(endpoint, version, prepared, args);
-    await this.em.transactional(async (em) => {
-      await em.flush();
-      await this.materialization.apply(em, endpoint, version, materialize);
-    });
-    await this.materialization.announce(endpoint, version, materialize);
+    let retired = false;
+    try {
+      await this.em.transactional(async (em) => {
+        await em.flush();
+        retired = await this.materialization.apply(em, endpoint, version, materialize, madeVersion);
+      });
+    } catch (error) {
+      // Another change made the same version number first.
+      if (error instanceof UniqueConstraintViolationException) throw new ConflictError('The endpoint was changed meanwhile: read it again and retry.');
+      throw error;
+    }
+    await this.materialization.announce(endpoint, version, materialize, retired);
     return (await this.records([endpoint]))[0]!;
   }
 

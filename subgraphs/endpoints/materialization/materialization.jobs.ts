@@ -23,5 +23,6 @@ export function useJobQueue(queue: JobQueue | null): void {
 export async function scheduleRefresh(versionId: string, due: Date): Promise<void> {
   if (!active) return;
   const job: RefreshJob = { versionId, due: due.toISOString() };
-  await active.send(REFRESH_QUEUE, job, { startAfter: due, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 3600 });
+  // A refresh is taken for dead (and tried again) only well after the longest refresh would have ended.
+  await active.send(REFRESH_QUEUE, job, { startAfter: due, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 3600 + 600 });
 }

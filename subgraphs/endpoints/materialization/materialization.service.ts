@@ -25,8 +25,11 @@ export class MaterializationService {
     return planMaterialization(endpoint.is_active, version, prepared, fields);
   }
 
-  /** Writes the plan on the version (in the caller's transaction). */
-  async apply(em: EntityManager, endpoint: Endpoint, version: EndpointVersion, plan: MaterializationPlan): Promise<void> {
+  /**
+   * Writes the plan on the version (in the caller's transaction). When the current version was just
+   * made or materialized, the older ones stop being materialized; answers whether that changed any.
+   */
+  async apply(em: EntityManager, endpoint: Endpoint, version: EndpointVersion, plan: MaterializationPlan, madeVersion: boolean): Promise<boolean> {
     if (plan.action === 'disable') {
       Object.assign(version, { is_materialized: false, materialization_status: null, refresh_due_at: null, materialization_error: null, last_materialized_at: null, materialized_columns: null });
       await dropMaterializedRows(em, [version.id]);
@@ -36,21 +39,23 @@ export class MaterializationService {
       if (plan.restart) Object.assign(version, { materialization_status: MaterializationState.Running, refresh_due_at: new Date(), materialization_error: null });
     }
     await em.flush();
-    await this.retireOlderVersions(em, endpoint, version);
+    const current = version.version === endpoint.current_version;
+    return current && (madeVersion || plan.action === 'enable') ? this.retireOlderVersions(em, endpoint, version) : false;
   }
 
-  /** After the commit: queues the first refresh and tells subscribers. */
-  async announce(endpoint: Endpoint, version: EndpointVersion, plan: MaterializationPlan): Promise<void> {
-    if (plan.action === 'keep') return;
+  /** After the commit: queues the first refresh and tells subscribers (also when older versions stopped being materialized). */
+  async announce(endpoint: Endpoint, version: EndpointVersion, plan: MaterializationPlan, retired = false): Promise<void> {
+    if (plan.action === 'keep' && !retired) return;
     if (plan.action === 'enable' && plan.restart && version.refresh_due_at) {
       await scheduleRefresh(version.id, version.refresh_due_at).catch((error: unknown) => this.log.error({ err: error, version: version.id }, 'could not queue a refresh (the worker sweep will)'));
     }
     await this.publish(endpoint, version, true);
   }
 
+  /** The last event of the endpoint's stream: it no longer exists. */
   async announceDeleted(endpoint: Endpoint, versions: EndpointVersion[]): Promise<void> {
     const current = versions.find((version) => version.version === endpoint.current_version);
-    if (current?.is_materialized) await this.publish(endpoint, { ...current, is_materialized: false } as EndpointVersion, false);
+    if (current) await this.publish(endpoint, { ...current, is_materialized: false } as EndpointVersion, false);
   }
 
   async publish(endpoint: Pick<Endpoint, 'environment_id' | 'name'>, version: EndpointVersion, exists: boolean): Promise<void> {
@@ -62,7 +67,7 @@ export class MaterializationService {
    * Only the current version stays materialized: once a new version is made the older ones stop
    * refreshing and drop their rows (runs of an older version read it live).
    */
-  private async retireOlderVersions(em: EntityManager, endpoint: Endpoint, current: EndpointVersion): Promise<void> {
+  private async retireOlderVersions(em: EntityManager, endpoint: Endpoint, current: EndpointVersion): Promise<boolean> {
     const older = await em.execute<{ id: string }[]>(
       `update "endpoints"."endpoint_versions" set is_materialized = false, materialization_status = null, refresh_due_at = null, materialized_columns = null
        where endpoint_id = ? and id <> ? and is_materialized returning id`,
@@ -72,5 +77,6 @@ export class MaterializationService {
       await dropMaterializedRows(em, older.map((row) => row.id));
       this.log.info({ endpoint: endpoint.name, versions: older.length }, 'older versions no longer materialized');
     }
+    return older.length > 0;
   }
 }

@@ -53,10 +53,7 @@ export class QueryExecutor {
     const client = (await knex.client.acquireConnection()) as pg.Client;
     let broken = false;
     try {
-      await client.query('begin transaction isolation level repeatable read read only');
-      if (await readerRoleUsable(client)) await client.query(`set local role "${HOGQL_READER_ROLE}"`);
-      await client.query(`select set_config('statement_timeout', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true),
-        set_config('timezone', 'UTC', true), set_config($2, $3, true)`, [`${Math.max(1, Math.round(timeoutMs))}ms`, HOGQL_TEAM_SETTING, String(teamId)]);
+      await client.query(setUp(teamId, timeoutMs, await readerRoleUsable(client)));
       const result = await client.query({
         text: compiled.sql,
         values: compiled.values,
@@ -76,17 +73,40 @@ export class QueryExecutor {
     }
   }
 
-  /** PostgreSQL's refusals of a query as 400s; anything else (a lost connection) stays a server error. */
+  /**
+   * PostgreSQL's refusals of the query as 400s: whatever it says of the query itself (data errors,
+   * a subquery with more than one row, a join it cannot plan, the limits of the reader role). What
+   * is the server's, not the query's, stays a server error: connections (08), resources (53),
+   * the operator (57P), the system (58) and internal errors (XX).
+   */
   private failure(error: unknown, timeoutMs: number): unknown {
-    const code = (error as { code?: string }).code ?? '';
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return error;
     if (code === '57014') return new QueryExecutionError(`the query ran longer than ${timeoutMs / 1000} seconds and was stopped.`, 'query_timeout');
-    // Data errors (22), the limits of the reader role (42501) and what the compiler let through but PostgreSQL refuses (42).
-    if (code.startsWith('22') || code.startsWith('42') || code === '54001' || code === '53200') {
-      if (code.startsWith('42')) this.log.warn({ err: error }, 'a compiled HogQL query was refused by PostgreSQL');
-      return new QueryExecutionError((error as Error).message);
-    }
-    return error;
+    if (SERVER_CLASSES.some((prefix) => code.startsWith(prefix))) return error;
+    // The compiler emits only what PostgreSQL takes; a refusal of its SQL is worth an operator's look.
+    if (code.startsWith('42') || code.startsWith('0A')) this.log.warn({ err: error }, 'a compiled HogQL query was refused by PostgreSQL');
+    return new QueryExecutionError((error as Error).message);
   }
+}
+
+/** SQLSTATE classes that are the server's trouble, not the query's. */
+const SERVER_CLASSES = ['08', '53', '57P', '58', 'XX'];
+
+/**
+ * The transaction a query runs in, begun in one round trip (several statements, no parameters: the
+ * values are our own integers). Everything set is local to it, so the connection goes back to the
+ * pool as it came.
+ */
+function setUp(teamId: number, timeoutMs: number, asReader: boolean): string {
+  if (!Number.isSafeInteger(teamId)) throw new Error(`not a team id: ${teamId}`);
+  const settings = [
+    `set_config('statement_timeout', '${Math.max(1, Math.round(timeoutMs))}ms', true)`,
+    "set_config('search_path', 'pg_catalog, pg_temp', true)",
+    "set_config('timezone', 'UTC', true)",
+    `set_config('${HOGQL_TEAM_SETTING}', '${teamId}', true)`,
+  ];
+  return ['begin read only', ...(asReader ? [`set local role "${HOGQL_READER_ROLE}"`] : []), `select ${settings.join(', ')}`].join('; ');
 }
 
 /** Says at start when queries cannot run as the reader role (the platform's role may not create or take it). */

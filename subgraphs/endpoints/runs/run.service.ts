@@ -10,7 +10,7 @@ import { Endpoint } from '../endpoints/endpoint.entity.js';
 import { EndpointService } from '../endpoints/endpoint.service.js';
 import { readMaterializedRows } from '../materialization/materialized-rows.repository.js';
 import { prepareQuery, type PreparedQuery } from '../queries/query.node.js';
-import { clickhouseTypes, runQuery, type QueryResult } from '../queries/query.runner.js';
+import { clickhouseTypes, compileQuery, runQuery, type QueryResult } from '../queries/query.runner.js';
 import { CachedResult } from './cached-result.entity.js';
 import { EndpointRun } from './endpoint-run.entity.js';
 import type { RunEndpointArgs } from '../endpoints/endpoint.inputs.js';
@@ -31,6 +31,8 @@ interface Computed {
   result: QueryResult | { columns: QueryResult['columns']; rows: unknown[][]; hasMore: boolean; limit: number; sql?: undefined; ms: number };
   source: 'live' | 'cache' | 'materialized';
   computedAt: Date;
+  /** The zone dates were cut in (the environment's). */
+  timezone: string;
 }
 
 /** Runs endpoints: PostHog's run rules, its answer shape, the cache, the materialized result and the run log. */
@@ -67,33 +69,37 @@ export class RunService {
 
   private async versionToRun(endpoints: EndpointService, endpoint: Endpoint, number: number | null | undefined): Promise<EndpointVersion> {
     if (number === null || number === undefined) return endpoints.latest(endpoint);
-    const version = await endpoints.version(endpoint, number).catch(() => {
-      throw new NotFoundError(`Version ${number} not found for endpoint '${endpoint.name}'`);
+    const version = await endpoints.version(endpoint, number).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw new NotFoundError(`Version ${number} not found for endpoint '${endpoint.name}'`);
+      throw error;
     });
     if (!version.is_active) throw new ValidationError(`Version ${number} of endpoint '${endpoint.name}' is inactive.`, 'version');
     return version;
   }
 
   private async compute(endpoint: Endpoint, version: EndpointVersion, prepared: PreparedQuery, variables: Record<string, unknown>, args: RunEndpointArgs, mode: RefreshMode): Promise<Computed> {
-    if (mode !== 'direct' && materializedFresh(version) && Object.keys(variables).length === 0) {
-      const limit = args.limit ?? Number.MAX_SAFE_INTEGER;
-      const { rows, more } = await readMaterializedRows(this.em, version.id, endpoint.environment_id, Math.min(limit, 1_000_000));
-      const columns = version.materialized_columns as QueryResult['columns'];
-      return { result: { columns, rows, hasMore: more || version.materialized_has_more, limit: rows.length, ms: 0 }, source: 'materialized', computedAt: version.last_materialized_at! };
-    }
     const overview = await projectsFacade.environmentOverview(this.em, endpoint.environment_id);
     const timezone = typeof overview?.settings.timezone === 'string' ? overview.settings.timezone : 'UTC';
+    const overridden = Object.keys(variables).length > 0 || (args.filters_override !== null && args.filters_override !== undefined);
+    if (mode !== 'direct' && materializedFresh(version) && !overridden) {
+      // The rows a live run would answer: the same limit rules (the kept result holds up to the maximum).
+      const { limit } = compileQuery(prepared, { variables: {}, limit: args.limit ?? undefined, timezone });
+      const { rows, more } = await readMaterializedRows(this.em, version.id, endpoint.environment_id, limit);
+      const columns = version.materialized_columns as QueryResult['columns'];
+      const result = { columns, rows, hasMore: more || version.materialized_has_more, limit, ms: 0 };
+      return { result, source: 'materialized', computedAt: version.last_materialized_at!, timezone };
+    }
     const key = cacheKey(endpoint.environment_id, version, prepared, variables, args.limit, timezone);
     if (mode === 'cache') {
       const cached = await this.em.findOne(CachedResult, { cache_key: key, environment_id: endpoint.environment_id });
       if (cached && cached.computed_at.getTime() + cacheAge(version) * 1000 > Date.now()) {
-        return { result: cached.result as unknown as QueryResult, source: 'cache', computedAt: cached.computed_at };
+        return { result: cached.result as unknown as QueryResult, source: 'cache', computedAt: cached.computed_at, timezone };
       }
     }
     const result = await runQuery(this.em, this.log, endpoint.environment_id, prepared, { variables, limit: args.limit ?? undefined, timezone });
     const computedAt = new Date();
     await this.em.upsert(CachedResult, { cache_key: key, environment_id: endpoint.environment_id, version_id: version.id, result: result as unknown as Record<string, unknown>, computed_at: computedAt });
-    return { result, source: 'live', computedAt };
+    return { result, source: 'live', computedAt, timezone };
   }
 
   /** PostHog's query-runner answer, `results` first, with the endpoint's version (and materialization) keys. */
@@ -111,7 +117,7 @@ export class RunService {
       last_refresh: computed.computedAt.toISOString(),
       next_allowed_client_refresh: new Date(computed.computedAt.getTime() + CLIENT_REFRESH_SECONDS * 1000).toISOString(),
       cache_target_age: new Date(computed.computedAt.getTime() + age * 1000).toISOString(),
-      timezone: 'UTC',
+      timezone: computed.timezone,
       query_status: null,
       error: null,
       hogql: result.sql ?? null,

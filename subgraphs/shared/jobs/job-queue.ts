@@ -27,6 +27,8 @@ export interface JobQueue {
   /** Makes the queue if needed and works its jobs in this process, `concurrency` at a time. */
   work<T extends object>(queue: string, handler: JobHandler<T>, concurrency?: number): Promise<void>;
   send<T extends object>(queue: string, data: T, options?: JobOptions): Promise<string | null>;
+  /** Runs `handler` on a cron schedule (UTC), once per occurrence across every process. */
+  every(queue: string, cron: string, handler: JobHandler<object>): Promise<void>;
   /** Works the jobs of a queue that are due now, in the caller's turn (tests; a drain before stop). */
   drain(queue: string): Promise<void>;
   /** Jobs of a queue not yet done (created, retrying or active). */
@@ -71,7 +73,7 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
     await handlers.get(queue)!(job.data, { id: job.id, queue });
   };
   let closed = false;
-  return {
+  const jobs: JobQueue = {
     async work<T extends object>(queue: string, handler: JobHandler<T>, concurrency = 1) {
       await ensure(queue);
       handlers.set(queue, handler as JobHandler<object>);
@@ -86,6 +88,10 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
       await ensure(queue);
       const { startAfter, retryLimit = 3, retryDelaySeconds = 10, expireInSeconds = 900 } = options;
       return boss.send(queue, data, { startAfter, retryLimit, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds });
+    },
+    async every(queue, cron, handler) {
+      await jobs.work(queue, handler);
+      await boss.schedule(queue, cron, {}, { tz: 'UTC' });
     },
     async drain(queue) {
       await ensure(queue);
@@ -117,6 +123,7 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
       await release(url, mine);
     },
   };
+  return jobs;
 }
 
 const DRAIN_TIMEOUT_MS = 60_000;
