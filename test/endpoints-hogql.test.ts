@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';
 import { api } from './kit/http.js';
@@ -97,5 +98,43 @@ describe('queries that try to read past their team', () => {
         expect(response.body.results, query).toEqual(expected[index]);
       }
     }
+  });
+});
+
+/** The walls beneath the compiler, tried with SQL the compiler would never write. */
+describe('the reader role, on its own', () => {
+  async function asReader<T>(team: number | null, work: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    await client.connect();
+    try {
+      await client.query('begin read only');
+      if (team !== null) await client.query("select set_config('hogql.team_id', $1, true)", [String(team)]);
+      await client.query('set local role analytics_hogql_reader');
+      return await work(client);
+    } finally {
+      await client.query('rollback').catch(() => undefined);
+      await client.end();
+    }
+  }
+  const refused = (client: pg.Client, sql: string) => client.query(sql).then(() => 'ran', (error: { code: string }) => error.code);
+
+  it("reads one team's rows of the ingestion tables, even past the views", async () => {
+    const counts = await asReader(owner.environment_id, async (client) => (await client.query('select (select count(*)::int from ingestion.events) as raw, (select count(*)::int from ingestion.hogql_events) as viewed')).rows[0]);
+    expect(counts).toEqual({ raw: 13, viewed: 13 });
+    const none = await asReader(null, async (client) => (await client.query('select count(*)::int as n from ingestion.events')).rows[0].n);
+    expect(none).toBe(0);
+  });
+
+  it('cannot take back the platform role, name another team, read other schemas or write', async () => {
+    await asReader(owner.environment_id, async (client) => {
+      expect(await refused(client, "select set_config('role', 'postgres', true)")).toBe('42501');
+    });
+    await asReader(owner.environment_id, async (client) => {
+      expect(await refused(client, `select set_config('hogql.team_id', '${other.environment_id}', true)`)).toBe('42501');
+    });
+    for (const sql of ['select count(*) from accounts.users', 'select count(*) from endpoints.endpoints', 'select count(*) from ingestion.profile_updates', 'select * from job_queue.job']) {
+      await asReader(owner.environment_id, async (client) => expect(await refused(client, sql), sql).toBe('42501'));
+    }
+    await asReader(owner.environment_id, async (client) => expect(await refused(client, "delete from ingestion.events")).toBe('25006'));
   });
 });

@@ -54,12 +54,15 @@ export class QueryExecutor {
     let broken = false;
     try {
       await client.query(setUp(teamId, timeoutMs, await readerRoleUsable(client)));
-      const result = await client.query({
+      const query = {
         text: compiled.sql,
         values: compiled.values,
+        // Always the extended protocol (pg's option, not in its types): one statement, whatever the text holds.
+        queryMode: 'extended',
         rowMode: 'array',
         types: { getTypeParser: ((oid: number, format?: string) => PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as never },
-      });
+      };
+      const result = await client.query(query as pg.QueryArrayConfig);
       const rows = result.rows as unknown[][];
       const hasMore = rows.length > compiled.limit;
       return { rows: hasMore ? rows.slice(0, compiled.limit) : rows, hasMore };
@@ -106,7 +109,8 @@ function setUp(teamId: number, timeoutMs: number, asReader: boolean): string {
     "set_config('timezone', 'UTC', true)",
     `set_config('${HOGQL_TEAM_SETTING}', '${teamId}', true)`,
   ];
-  return ['begin read only', ...(asReader ? [`set local role "${HOGQL_READER_ROLE}"`] : []), `select ${settings.join(', ')}`].join('; ');
+  // The settings first: the reader role may not call set_config (the migration took it from PUBLIC).
+  return ['begin read only', `select ${settings.join(', ')}`, ...(asReader ? [`set local role "${HOGQL_READER_ROLE}"`] : [])].join('; ');
 }
 
 /** Says at start when queries cannot run as the reader role (the platform's role may not create or take it). */
@@ -114,7 +118,10 @@ export async function warnWithoutReaderRole(em: EntityManager, log: Logger): Pro
   const [row] = await em.execute<{ ok: boolean }[]>(READER_ROLE_USABLE, [HOGQL_READER_ROLE, HOGQL_READER_ROLE]);
   if (row?.ok !== true) {
     log.warn({ role: HOGQL_READER_ROLE }, 'HogQL queries run as the platform role: the reader role is missing or cannot be taken (the views still filter by team)');
+    return;
   }
+  const [settable] = await em.execute<{ yes: boolean }[]>("select has_function_privilege(?, 'pg_catalog.set_config(text, text, boolean)', 'EXECUTE') as yes", [HOGQL_READER_ROLE]);
+  if (settable?.yes) log.warn({ role: HOGQL_READER_ROLE }, 'the HogQL reader role may call set_config (it could not be revoked from PUBLIC): a query that escaped the compiler could change its role or team');
 }
 
 const READER_ROLE_USABLE = `select exists (select 1 from pg_roles where rolname = ?) and coalesce(pg_has_role(current_user, (select oid from pg_roles where rolname = ?), 'MEMBER'), false) as ok`;

@@ -35,6 +35,13 @@ export class Migration20261125100000_ingestion extends Migration {
       end if;
     exception when insufficient_privilege then raise notice 'cannot grant ${HOGQL_READER_ROLE}: HogQL queries will run as the platform role';
     end $$;`);
+    // A role that SELECT may still call set_config() with could take back the platform's role
+    // (set_config('role', …)) or name another team: only the platform's role keeps it here.
+    this.addSql(`do $$ begin
+      execute 'grant execute on function pg_catalog.set_config(text, text, boolean) to ' || quote_ident(current_user);
+      revoke execute on function pg_catalog.set_config(text, text, boolean) from public;
+    exception when insufficient_privilege then raise notice 'cannot revoke set_config from public: start-up will warn';
+    end $$;`);
     for (const name of TABLES) {
       this.addSql(`alter table "ingestion"."${name}" enable row level security;`);
       this.addSql(`do $$ begin
@@ -73,6 +80,10 @@ export class Migration20261125100000_ingestion extends Migration {
       this.addSql(`drop policy if exists "hogql_team" on "ingestion"."${name}";`);
       this.addSql(`alter table "ingestion"."${name}" disable row level security;`);
     }
+    this.addSql(`do $$ begin
+      grant execute on function pg_catalog.set_config(text, text, boolean) to public;
+    exception when insufficient_privilege then null;
+    end $$;`);
     this.addSql(`do $$ begin
       if exists (select 1 from pg_roles where rolname = '${HOGQL_READER_ROLE}') then
         execute 'revoke all on all tables in schema "ingestion" from "${HOGQL_READER_ROLE}"';
