@@ -4,9 +4,17 @@ import { ingestionFacade } from '../../ingestion/facade.js';
 import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { Slots } from '../../shared/slots.js';
 import type { CompiledQuery } from '../hogql/hogql.compiler.js';
 
 const { readerRole: HOGQL_READER_ROLE, teamSetting: HOGQL_TEAM_SETTING } = ingestionFacade.querySurface;
+
+/**
+ * Queries (runs and refreshes) running at once in this process: fewer than the subgraph's pool
+ * holds connections (10), so that slow queries of any team leave connections to everything else
+ * (records, the run log, other subgraphs' reads); the others wait their turn.
+ */
+const executions = new Slots(6);
 
 /** How long one query may run before PostgreSQL stops it (ENDPOINT_QUERY_TIMEOUT_SECONDS). */
 const queryTimeoutMs = () => config().ENDPOINT_QUERY_TIMEOUT_SECONDS * 1000;
@@ -49,6 +57,15 @@ export class QueryExecutor {
   ) {}
 
   async run(teamId: number, compiled: CompiledQuery, timeoutMs = queryTimeoutMs()): Promise<QueryRows> {
+    const release = await executions.acquire();
+    try {
+      return await this.execute(teamId, compiled, timeoutMs);
+    } finally {
+      release();
+    }
+  }
+
+  private async execute(teamId: number, compiled: CompiledQuery, timeoutMs: number): Promise<QueryRows> {
     const knex = this.em.getConnection().getKnex();
     const client = (await knex.client.acquireConnection()) as pg.Client;
     let broken = false;
