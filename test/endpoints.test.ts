@@ -345,9 +345,17 @@ describe('saved endpoints: TrendsQuery', () => {
     await createEndpoint(stack, owner, { name: 'trend', query: trends });
     const response = await runEndpoint(stack, owner, 'trend');
     expect(response.status, response.text).toBe(200);
-    const total = JSON.stringify(response.body.results);
-    expect(total).toContain('Chrome');
-    expect(total).toContain('Safari');
+    // PostHog's series: one per breakdown value over the same days (Jan 5, 6 and 12 had page views).
+    const series = response.body.results as { breakdown_value: string; data: number[]; days: string[]; labels: string[]; count: number; label: string }[];
+    const of = (browser: string) => series.find((item) => item.breakdown_value === browser)!;
+    expect(of('Chrome')).toMatchObject({ label: '$pageview', count: 2, data: [2, 0, 0], days: ['2026-01-05', '2026-01-06', '2026-01-12'], labels: ['5-Jan-2026', '6-Jan-2026', '12-Jan-2026'] });
+    expect(of('Safari')).toMatchObject({ count: 2, data: [0, 1, 1] });
+    expect(of('Firefox')).toMatchObject({ count: 1, data: [1, 0, 0] });
+    expect(series.at(-1)!.breakdown_value).toBe('Firefox');
+    const chromeOnly = await runEndpoint(stack, owner, 'trend', { variables: { $browser: 'Chrome' }, refresh: 'force' });
+    expect(chromeOnly.body.results.map((item: { breakdown_value: string }) => item.breakdown_value)).toEqual(['Chrome']);
+    const narrowed = await runEndpoint(stack, owner, 'trend', { filters_override: { date_from: '2026-01-06' }, refresh: 'force' });
+    expect(narrowed.body.results.map((item: { count: number }) => item.count).sort()).toEqual([2]);
     const limited = await runEndpoint(stack, owner, 'trend', { limit: 5 });
     expect(limited.status).toBe(400);
     expect(limited.body.detail).toBe('Limit parameter is only supported for HogQLQuery, not TrendsQuery');

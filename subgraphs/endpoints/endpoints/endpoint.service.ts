@@ -34,7 +34,7 @@ export class EndpointService {
     private readonly pubsub: PubSub,
     log: Logger,
   ) {
-    this.materialization = new MaterializationService(pubsub, log);
+    this.materialization = new MaterializationService(em.config.get('clientUrl')!, pubsub, log);
   }
 
   async list(actor: Actor, args: ListEndpointsArgs): Promise<EndpointRecord[]> {

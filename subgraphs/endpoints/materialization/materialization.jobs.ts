@@ -9,20 +9,23 @@ export interface RefreshJob {
   due: string;
 }
 
-/** The job queue of this process, while its materialization worker runs. */
-let active: JobQueue | null = null;
+/** The job queue of each database this process runs a materialization worker for, by its URL. */
+const active = new Map<string, JobQueue>();
 
-export function useJobQueue(queue: JobQueue | null): void {
-  active = queue;
+export function useJobQueue(databaseUrl: string, queue: JobQueue | null): void {
+  if (queue) active.set(databaseUrl, queue);
+  else active.delete(databaseUrl);
 }
 
 /**
- * Queues the refresh of a version at its due time. Without a worker in this process (a command
- * line tool) nothing is queued: the worker's sweep at start queues every due refresh.
+ * Queues the refresh of a version at its due time, on the job queue of its database. Without a
+ * worker for it in this process (a command line tool) nothing is queued: a worker's sweep queues
+ * every overdue refresh.
  */
-export async function scheduleRefresh(versionId: string, due: Date): Promise<void> {
-  if (!active) return;
+export async function scheduleRefresh(databaseUrl: string, versionId: string, due: Date): Promise<void> {
+  const queue = active.get(databaseUrl);
+  if (!queue) return;
   const job: RefreshJob = { versionId, due: due.toISOString() };
   // A refresh is taken for dead (and tried again) only well after the longest refresh would have ended.
-  await active.send(REFRESH_QUEUE, job, { startAfter: due, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 3600 + 600 });
+  await queue.send(REFRESH_QUEUE, job, { startAfter: due, retryLimit: 3, retryDelaySeconds: 30, expireInSeconds: 3600 + 600 });
 }

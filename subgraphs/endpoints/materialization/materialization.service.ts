@@ -17,6 +17,8 @@ import { dropMaterializedRows } from './materialized-rows.repository.js';
  */
 export class MaterializationService {
   constructor(
+    /** The database whose job queue takes the refreshes. */
+    private readonly databaseUrl: string,
     private readonly pubsub: PubSub,
     private readonly log: Logger,
   ) {}
@@ -47,7 +49,7 @@ export class MaterializationService {
   async announce(endpoint: Endpoint, version: EndpointVersion, plan: MaterializationPlan, retired = false): Promise<void> {
     if (plan.action === 'keep' && !retired) return;
     if (plan.action === 'enable' && plan.restart && version.refresh_due_at) {
-      await scheduleRefresh(version.id, version.refresh_due_at).catch((error: unknown) => this.log.error({ err: error, version: version.id }, 'could not queue a refresh (the worker sweep will)'));
+      await scheduleRefresh(this.databaseUrl, version.id, version.refresh_due_at).catch((error: unknown) => this.log.error({ err: error, version: version.id }, 'could not queue a refresh (the worker sweep will)'));
     }
     await this.publish(endpoint, version, true);
   }

@@ -23,6 +23,7 @@ import { replaceMaterializedRows } from './materialized-rows.repository.js';
  * checked under a row lock before anything is kept, makes duplicates harmless.
  */
 export function startMaterializationWorker(runtime: WorkerRuntime): Worker {
+  const databaseUrl = runtime.orm.config.get('clientUrl')!;
   let queue: JobQueue | undefined;
   const opened = (async () => {
     queue = await openJobQueue(runtime.orm, runtime.log);
@@ -32,7 +33,7 @@ export function startMaterializationWorker(runtime: WorkerRuntime): Worker {
       runtime.log.info(dropped, 'endpoint answers and run records past their time dropped');
     });
     await queue.every(SWEEP_QUEUE, SWEEP_CRON, () => sweep(runtime.orm.em.fork()));
-    useJobQueue(queue);
+    useJobQueue(databaseUrl, queue);
     await sweep(runtime.orm.em.fork());
     await warnWithoutReaderRole(runtime.orm.em.fork(), runtime.log);
   })();
@@ -44,7 +45,7 @@ export function startMaterializationWorker(runtime: WorkerRuntime): Worker {
     },
     async stop() {
       await opened.catch(() => undefined);
-      useJobQueue(null);
+      useJobQueue(databaseUrl, null);
       await queue?.close();
     },
   };
@@ -56,7 +57,7 @@ const OVERDUE_MS = 60_000;
 
 async function sweep(em: EntityManager): Promise<void> {
   const overdue = await em.find(EndpointVersion, { is_materialized: true, refresh_due_at: { $lt: new Date(Date.now() - OVERDUE_MS) } });
-  for (const version of overdue) await scheduleRefresh(version.id, version.refresh_due_at!);
+  for (const version of overdue) await scheduleRefresh(databaseUrlOf(em), version.id, version.refresh_due_at!);
 }
 
 /** One refresh: claims the version at its due time, runs its query (for at most `timeoutMs`: it reads more than a run should), keeps the rows, queues the next. */
@@ -64,7 +65,7 @@ export async function refresh(em: EntityManager, pubsub: PubSub, log: Logger, jo
   const version = await em.findOne(EndpointVersion, { id: job.versionId, is_materialized: true, refresh_due_at: new Date(job.due) }, { populate: ['endpoint'] });
   if (!version) return; // stale: switched off, deleted, or due at another time now
   const endpoint = version.endpoint.getEntity();
-  const service = new MaterializationService(pubsub, log);
+  const service = new MaterializationService(databaseUrlOf(em), pubsub, log);
   if (version.materialization_status !== MaterializationState.Running) {
     version.materialization_status = MaterializationState.Running;
     await em.flush();
@@ -94,7 +95,7 @@ export async function refresh(em: EntityManager, pubsub: PubSub, log: Logger, jo
   }
   if (!kept) return;
   await service.publish(endpoint, version, true);
-  await scheduleRefresh(version.id, next);
+  await scheduleRefresh(databaseUrlOf(em), version.id, next);
 }
 
 /**
@@ -114,6 +115,10 @@ async function keepIfStillDue(em: EntityManager, version: EndpointVersion, job: 
     await tx.flush();
     return true;
   });
+}
+
+export function databaseUrlOf(em: EntityManager): string {
+  return em.config.get('clientUrl')!;
 }
 
 function timezoneOf(overview: { settings?: Record<string, unknown> } | null): string {

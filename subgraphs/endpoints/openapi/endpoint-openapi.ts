@@ -73,7 +73,7 @@ export function endpointOpenApi(endpoint: Endpoint, prepared: PreparedQuery, mat
         Variables: variables,
         DashboardFilter: dashboardFilterSchema(),
         PropertyFilter: propertyFilterSchema(),
-        EndpointRunResponse: runResponseSchema(columns),
+        EndpointRunResponse: prepared.kind === 'TrendsQuery' ? trendsResponseSchema() : runResponseSchema(columns),
         Error: errorSchema(),
       },
     },
@@ -142,6 +142,37 @@ function runResponseSchema(columns: { name: string; type: HogQLType }[]): Schema
       endpoint_version_created_at: { type: 'string', format: 'date-time' },
     },
     'x-columns': columns.map((column) => ({ name: column.name, type: column.type, schema: COLUMN_SCHEMAS[column.type] })),
+  };
+}
+
+/** A TrendsQuery answers PostHog's series, whatever its columns. */
+function trendsResponseSchema(): Schema {
+  const strings = { type: 'array', items: { type: 'string' } };
+  return {
+    type: 'object',
+    required: ['results'],
+    properties: {
+      results: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['label', 'count', 'data', 'labels', 'days'],
+          properties: {
+            action: { type: 'object', additionalProperties: true },
+            label: { type: 'string' },
+            count: { type: 'number' },
+            data: { type: 'array', items: { type: 'number' } },
+            labels: strings,
+            days: strings,
+            breakdown_value: { type: 'string', nullable: true },
+          },
+        },
+      },
+      is_cached: { type: 'boolean' },
+      last_refresh: { type: 'string', format: 'date-time' },
+      endpoint_version: { type: 'integer' },
+      endpoint_version_created_at: { type: 'string', format: 'date-time' },
+    },
   };
 }
 

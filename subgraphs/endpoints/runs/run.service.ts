@@ -16,6 +16,7 @@ import { EndpointRun } from './endpoint-run.entity.js';
 import type { RunEndpointArgs } from '../endpoints/endpoint.inputs.js';
 import { checkRunRequest, DEBUG_KEYS, refreshMode, runVariables, type RefreshMode } from './run.rules.js';
 import { withRunSlot } from './run.slots.js';
+import { trendsResults } from './trends.results.js';
 import { trendsVariables, withTrendsOverrides } from './trends.run.js';
 
 /** How long an answer is served from the cache when the endpoint sets no cache age. */
@@ -129,7 +130,11 @@ export class RunService {
       endpoint_version: version.version,
       endpoint_version_created_at: version.created_at.toISOString(),
     };
-    if (prepared.kind === 'TrendsQuery') answer.kind = 'TrendsQuery';
+    if (prepared.kind === 'TrendsQuery') {
+      // An insight's answer: its series, not a table.
+      answer.results = trendsResults(prepared.node, result.columns, result.rows);
+      for (const key of ['columns', 'types', 'hasMore', 'limit', 'offset']) delete answer[key];
+    }
     if (version.is_materialized) {
       answer.endpoint_materialized = computed.source === 'materialized';
       answer.endpoint_materialized_at = version.last_materialized_at?.toISOString() ?? null;
