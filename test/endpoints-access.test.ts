@@ -3,6 +3,7 @@ import { createEndpoint, endpointsPath, hogql, ingest } from './kit/endpoints.js
 import { api } from './kit/http.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
+import { collect, wsClient } from './kit/ws.js';
 
 let stack: Stack;
 let owner: Tenant;
@@ -72,6 +73,26 @@ describe.each(['environments', 'projects'] as const)('saved endpoints under /api
       const response = await api(stack.url, method, endpointsPath(owner, rest, prefix), { key, body });
       expect(response.status, response.text).toBe(401);
       expect(response.body.type).toBe('authentication_error');
+    }
+  });
+});
+
+describe('the materialization stream', () => {
+  const SUBSCRIBE = 'subscription($p: Int!, $n: String!) { endpoint_materialization_status(project_id: $p, name: $n) { name materialization { status } } }';
+
+  it("refuses another organization's key and a key without endpoint:read, and hears nothing of the owner's changes", async () => {
+    for (const key of [stranger.personal_api_key, projectReader]) {
+      const client = wsClient(stack.wsUrl, key);
+      const events = collect(client, SUBSCRIBE, { p: owner.environment_id, n: 'secret' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await api(stack.url, 'PATCH', endpointsPath(owner, 'secret'), { key: owner.personal_api_key, body: { is_materialized: true } });
+      await api(stack.url, 'PATCH', endpointsPath(owner, 'secret'), { key: owner.personal_api_key, body: { is_materialized: false } });
+      await events.ended().catch(() => undefined);
+      const errors = events.results.flatMap((result) => result.errors ?? []);
+      expect(events.results.some((result) => result.data?.endpoint_materialization_status)).toBe(false);
+      expect(errors.length > 0 || events.failure !== undefined).toBe(true);
+      events.dispose();
+      await client.dispose();
     }
   });
 });
