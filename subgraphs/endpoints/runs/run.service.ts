@@ -132,7 +132,7 @@ export class RunService {
     };
     if (prepared.kind === 'TrendsQuery') {
       // An insight's answer: its series, not a table.
-      answer.results = trendsResults(prepared.node, result.columns, result.rows);
+      answer.results = trendsResults(prepared.node, result.columns, result.rows, computed.timezone);
       for (const key of ['columns', 'types', 'hasMore', 'limit', 'offset']) delete answer[key];
     }
     if (version.is_materialized) {

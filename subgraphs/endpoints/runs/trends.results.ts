@@ -25,7 +25,7 @@ interface SeriesNode {
  * and `labels` over the same buckets (every bucket any series has; a bucket without events in a
  * series is 0 there), breakdown values by count, largest first.
  */
-export function trendsResults(node: Record<string, unknown>, columns: { name: string; type: HogQLType }[], rows: unknown[][]): TrendSeries[] {
+export function trendsResults(node: Record<string, unknown>, columns: { name: string; type: HogQLType }[], rows: unknown[][], timezone = 'UTC'): TrendSeries[] {
   const names = columns.map((column) => column.name);
   const seriesAt = names.indexOf('series');
   const bucketAt = seriesAt === 0 ? 1 : 0;
@@ -43,8 +43,9 @@ export function trendsResults(node: Record<string, unknown>, columns: { name: st
     group.values.set(String(row[bucketAt]), Number(row[valueAt] ?? 0));
   }
   const nodes = (Array.isArray(node.series) ? node.series : []) as SeriesNode[];
-  const days = buckets.map((bucket) => day(bucket, hourly));
-  const labels = buckets.map((bucket) => label(bucket, hourly));
+  const local = buckets.map((bucket) => wallClock(bucket, timezone));
+  const days = local.map((bucket) => day(bucket, hourly));
+  const labels = local.map((bucket) => label(bucket, hourly));
   const answer = [...groups.values()].map((group) => {
     const data = buckets.map((bucket) => group.values.get(bucket) ?? 0);
     const series = nodes[group.series] ?? {};
@@ -63,10 +64,23 @@ export function trendsResults(node: Record<string, unknown>, columns: { name: st
   return answer.sort((a, b) => a.action.order - b.action.order || b.count - a.count);
 }
 
+/**
+ * A bucket as the environment's clock reads it (`YYYY-MM-DD HH:MM:SS`): a day bucket is the instant
+ * of local midnight, answered in UTC; week and month buckets are dates already.
+ */
+function wallClock(bucket: string, timezone: string): string {
+  if (!bucket.includes('T')) return bucket;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(new Date(bucket))
+      .map((part) => [part.type, part.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
 /** PostHog's `days`: the bucket's date, with its time for hourly trends. */
 function day(bucket: string, hourly: boolean): string {
-  const iso = bucket.replace('T', ' ').replace(/(\.\d+)?Z$/, '');
-  return hourly ? iso.slice(0, 19) : iso.slice(0, 10);
+  return hourly ? bucket.slice(0, 19) : bucket.slice(0, 10);
 }
 
 /** PostHog's `labels`: `5-Jan-2026`, or `5-Jan 10:00` for hourly trends. */
