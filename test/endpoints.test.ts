@@ -345,12 +345,19 @@ describe('saved endpoints: TrendsQuery', () => {
     await createEndpoint(stack, owner, { name: 'trend', query: trends });
     const response = await runEndpoint(stack, owner, 'trend');
     expect(response.status, response.text).toBe(200);
-    // PostHog's series: one per breakdown value over the same days (Jan 5, 6 and 12 had page views).
+    // PostHog's series: one per breakdown value over every day of the range (Jan 5 to 12), 0 where none.
     const series = response.body.results as { breakdown_value: string; data: number[]; days: string[]; labels: string[]; count: number; label: string }[];
     const of = (browser: string) => series.find((item) => item.breakdown_value === browser)!;
-    expect(of('Chrome')).toMatchObject({ label: '$pageview', count: 2, data: [2, 0, 0], days: ['2026-01-05', '2026-01-06', '2026-01-12'], labels: ['5-Jan-2026', '6-Jan-2026', '12-Jan-2026'] });
-    expect(of('Safari')).toMatchObject({ count: 2, data: [0, 1, 1] });
-    expect(of('Firefox')).toMatchObject({ count: 1, data: [1, 0, 0] });
+    const days = ['05', '06', '07', '08', '09', '10', '11', '12'];
+    expect(of('Chrome')).toMatchObject({
+      label: '$pageview',
+      count: 2,
+      data: [2, 0, 0, 0, 0, 0, 0, 0],
+      days: days.map((day) => `2026-01-${day}`),
+      labels: days.map((day) => `${Number(day)}-Jan-2026`),
+    });
+    expect(of('Safari')).toMatchObject({ count: 2, data: [0, 1, 0, 0, 0, 0, 0, 1] });
+    expect(of('Firefox')).toMatchObject({ count: 1, data: [1, 0, 0, 0, 0, 0, 0, 0] });
     expect(series.at(-1)!.breakdown_value).toBe('Firefox');
     const chromeOnly = await runEndpoint(stack, owner, 'trend', { variables: { $browser: 'Chrome' }, refresh: 'force' });
     expect(chromeOnly.body.results.map((item: { breakdown_value: string }) => item.breakdown_value)).toEqual(['Chrome']);

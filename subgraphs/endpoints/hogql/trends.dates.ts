@@ -1,4 +1,4 @@
-import { arithmetic, call, compare, constant, field } from './hogql.builders.js';
+import { alias, arithmetic, call, compare, constant, field } from './hogql.builders.js';
 import { readDateTimeText } from './hogql.datetime.js';
 import { HogQLError } from './hogql.errors.js';
 import type { HogQLNode } from './hogql.types.js';
@@ -60,4 +60,21 @@ function upperBound(to: string | null, interval: TrendsInterval): HogQLNode {
   if (relativeEnd) return compare('<', timestamp, endOf(relativeEnd));
   const { at, dateOnly } = absolute(to, 'date_to');
   return dateOnly ? compare('<', timestamp, arithmetic('+', at, call('toIntervalDay', [constant(1)]))) : compare('<=', timestamp, at);
+}
+
+/**
+ * A query (no table) answering the first and the last bucket of a date range in the team's zone:
+ * `first` is NULL for `all`. PostHog fills every bucket of the range; the caller does the same.
+ */
+export function dateRangeBucketsQuery(range: Record<string, unknown>, interval: TrendsInterval, bucket: string): HogQLNode {
+  const conditions = dateRangeConditions(range, interval);
+  const lower = conditions.length > 1 ? (conditions[0]!.right as HogQLNode) : null;
+  const upper = conditions.at(-1)! as unknown as { op: string; right: HogQLNode };
+  // An exclusive bound's bucket is the one before it.
+  const last = upper.op === '<' ? arithmetic('-', upper.right, call('toIntervalSecond', [constant(1)])) : upper.right;
+  return {
+    node: 'SelectQuery',
+    select: [alias('first', lower ? call(bucket, [lower]) : constant(null)), alias('last', call(bucket, [last]))],
+    select_from: null,
+  };
 }

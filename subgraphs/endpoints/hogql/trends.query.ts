@@ -2,7 +2,7 @@ import { alias, and, call, compare, constant, field, orderBy, selectQuery, union
 import { HogQLError } from './hogql.errors.js';
 import { MAX_LIMIT } from './hogql.limits.js';
 import type { HogQLNode } from './hogql.types.js';
-import { dateRangeConditions, type TrendsInterval } from './trends.dates.js';
+import { dateRangeBucketsQuery, dateRangeConditions, type TrendsInterval } from './trends.dates.js';
 import { propertiesCondition, propertyField } from './trends.properties.js';
 
 /** PostHog's TrendsQuery, the fields read here (frontend/src/queries/schema: TrendsQuery, EventsNode). */
@@ -110,4 +110,10 @@ function breakdownOf(value: unknown): HogQLNode | null {
   if (Array.isArray(filter.breakdowns) && filter.breakdowns.length > 0) throw new HogQLError('Multiple breakdowns are not supported: use breakdown');
   if (filter.breakdown === null || filter.breakdown === undefined || filter.breakdown === '') return null;
   return propertyField(filter.breakdown_type ?? 'event', filter.breakdown, 'breakdown');
+}
+
+/** The first and last bucket of a TrendsQuery's date range (a query of its own; see dateRangeBucketsQuery). */
+export function trendsBucketsQuery(query: Record<string, unknown>): HogQLNode {
+  const interval = intervalOf(query.interval);
+  return dateRangeBucketsQuery(recordOf(query.dateRange), interval, BUCKETS[interval]);
 }

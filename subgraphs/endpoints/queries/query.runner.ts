@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../shared/logger.js';
 import { ValidationError } from '../../shared/errors.js';
-import { compileHogQL, type CompiledQuery, type HogQLType, type VariableValue } from '../hogql/hogql.compiler.js';
+import { compileHogQL, type CompiledQuery, type HogQLNode, type HogQLType, type VariableValue } from '../hogql/hogql.compiler.js';
 import { QueryExecutor } from './query.executor.js';
 import type { PreparedQuery, VariableType } from './query.node.js';
 
@@ -55,6 +55,12 @@ export function compileQuery(prepared: PreparedQuery, options: Omit<RunOptions, 
     variables[declared.code_name] = { value, type: declared.type };
   }
   return compileHogQL(prepared.ast, { variables, limit: options.limit, timezone: options.timezone });
+}
+
+/** Runs a query the platform built itself (no variables), for one team. */
+export async function runBuiltQuery(em: EntityManager, log: Logger, teamId: number, ast: HogQLNode, timezone: string): Promise<unknown[][]> {
+  const compiled = compileHogQL(ast, { variables: {}, timezone });
+  return (await new QueryExecutor(em, log).run(teamId, compiled)).rows;
 }
 
 /** Stand-ins for variables without defaults: compiling needs a value; checking a query and typing its columns do not. */

@@ -10,13 +10,14 @@ import { Endpoint } from '../endpoints/endpoint.entity.js';
 import { EndpointService } from '../endpoints/endpoint.service.js';
 import { readMaterializedRows } from '../materialization/materialized-rows.repository.js';
 import { prepareQuery, type PreparedQuery } from '../queries/query.node.js';
-import { clickhouseTypes, compileQuery, runQuery, type QueryResult } from '../queries/query.runner.js';
+import { clickhouseTypes, compileQuery, runBuiltQuery, runQuery, type QueryResult } from '../queries/query.runner.js';
 import { CachedResult } from './cached-result.entity.js';
 import { EndpointRun } from './endpoint-run.entity.js';
 import type { RunEndpointArgs } from '../endpoints/endpoint.inputs.js';
 import { checkRunRequest, DEBUG_KEYS, refreshMode, runVariables, type RefreshMode } from './run.rules.js';
 import { withRunSlot } from './run.slots.js';
-import { trendsResults } from './trends.results.js';
+import { trendsBucketsQuery } from '../hogql/trends.query.js';
+import { trendsResults, type BucketRange } from './trends.results.js';
 import { trendsVariables, withTrendsOverrides } from './trends.run.js';
 
 /** How long an answer is served from the cache when the endpoint sets no cache age. */
@@ -60,8 +61,10 @@ export class RunService {
     const started = new Date();
     try {
       const computed = await withRunSlot(endpoint.environment_id, () => this.compute(endpoint, version, prepared, variables, args, mode));
+      // A trend's buckets are the whole date range (as of now), not only those with events.
+      const range = prepared.kind === 'TrendsQuery' ? await this.bucketRange(endpoint, prepared, computed.timezone) : undefined;
       await this.record(actor, endpoint, version, args, started, computed.source, null);
-      return this.answer(endpoint, version, prepared, computed, args);
+      return this.answer(endpoint, version, prepared, computed, args, range);
     } catch (error) {
       if (error instanceof AppError) await this.record(actor, endpoint, version, args, started, 'live', error.message);
       throw error;
@@ -104,7 +107,12 @@ export class RunService {
   }
 
   /** PostHog's query-runner answer, `results` first, with the endpoint's version (and materialization) keys. */
-  private answer(endpoint: Endpoint, version: EndpointVersion, prepared: PreparedQuery, computed: Computed, args: RunEndpointArgs): Answer {
+  private async bucketRange(endpoint: Endpoint, prepared: PreparedQuery, timezone: string): Promise<BucketRange> {
+    const [[first, last] = [null, null]] = await runBuiltQuery(this.em, this.log, endpoint.environment_id, trendsBucketsQuery(prepared.node), timezone);
+    return { first, last };
+  }
+
+  private answer(endpoint: Endpoint, version: EndpointVersion, prepared: PreparedQuery, computed: Computed, args: RunEndpointArgs, range?: BucketRange): Answer {
     const { result } = computed;
     const age = cacheAge(version);
     const answer: Answer = {
@@ -132,7 +140,7 @@ export class RunService {
     };
     if (prepared.kind === 'TrendsQuery') {
       // An insight's answer: its series, not a table.
-      answer.results = trendsResults(prepared.node, result.columns, result.rows, computed.timezone);
+      answer.results = trendsResults(prepared.node, result.columns, result.rows, computed.timezone, range);
       for (const key of ['columns', 'types', 'hasMore', 'limit', 'offset']) delete answer[key];
     }
     if (version.is_materialized) {

@@ -42,4 +42,13 @@ describe('trendsResults', () => {
     const weekly = trendsResults({ ...node, interval: 'week' }, [{ name: 'week', type: 'Date' }, { name: 'count', type: 'Integer' }], [['2026-01-04', 7]], 'America/New_York');
     expect(weekly[0]).toMatchObject({ days: ['2026-01-04'], labels: ['4-Jan-2026'] });
   });
+
+  it("fills every bucket of the query's range, by day, month or hour", () => {
+    const daily = trendsResults(node, columns, [['2026-01-06T00:00:00Z', 'Chrome', 3]], 'UTC', { first: '2026-01-05T00:00:00Z', last: '2026-01-08T00:00:00Z' });
+    expect(daily[0]).toMatchObject({ days: ['2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08'], data: [0, 3, 0, 0] });
+    const monthly = trendsResults({ ...node, interval: 'month' }, [{ name: 'month', type: 'Date' }, { name: 'count', type: 'Integer' }], [['2026-02-01', 1]], 'UTC', { first: '2025-12-01', last: '2026-03-01' });
+    expect(monthly[0]).toMatchObject({ days: ['2025-12-01', '2026-01-01', '2026-02-01', '2026-03-01'], data: [0, 0, 1, 0] });
+    const hourly = trendsResults({ ...node, interval: 'hour' }, [{ name: 'hour', type: 'DateTime' }, { name: 'count', type: 'Integer' }], [], 'UTC', { first: '2026-01-05T22:00:00Z', last: '2026-01-06T01:00:00Z' });
+    expect(hourly).toMatchObject([{ data: [0, 0, 0, 0], days: ['2026-01-05 22:00:00', '2026-01-05 23:00:00', '2026-01-06 00:00:00', '2026-01-06 01:00:00'], count: 0 }]);
+  });
 });

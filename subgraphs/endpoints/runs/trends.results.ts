@@ -25,27 +25,40 @@ interface SeriesNode {
  * and `labels` over the same buckets (every bucket any series has; a bucket without events in a
  * series is 0 there), breakdown values by count, largest first.
  */
-export function trendsResults(node: Record<string, unknown>, columns: { name: string; type: HogQLType }[], rows: unknown[][], timezone = 'UTC'): TrendSeries[] {
+export function trendsResults(
+  node: Record<string, unknown>,
+  columns: { name: string; type: HogQLType }[],
+  rows: unknown[][],
+  timezone = 'UTC',
+  range: BucketRange = { first: null, last: null },
+): TrendSeries[] {
   const names = columns.map((column) => column.name);
   const seriesAt = names.indexOf('series');
   const bucketAt = seriesAt === 0 ? 1 : 0;
   const breakdownAt = names.indexOf('breakdown_value');
   const valueAt = names.length - 1;
-  const hourly = ['hour', 'minute'].includes(String(node.interval ?? 'day'));
-  const buckets = [...new Set(rows.map((row) => String(row[bucketAt])))].sort();
+  const interval = String(node.interval ?? 'day');
+  const hourly = ['hour', 'minute'].includes(interval);
+  // Buckets by the environment's clock: `YYYY-MM-DD`, or `YYYY-MM-DD HH:MM:SS` for hourly trends.
+  const keyOf = (bucket: unknown) => day(wallClock(String(bucket), timezone), hourly);
+  const seen = rows.map((row) => keyOf(row[bucketAt])).sort();
+  const first = range.first !== null ? keyOf(range.first) : seen[0];
+  const last = range.last !== null ? keyOf(range.last) : seen.at(-1);
+  const buckets = first !== undefined && last !== undefined ? everyBucket(first, last, interval) : [];
   const groups = new Map<string, { series: number; breakdown: unknown; values: Map<string, number> }>();
+  const nodes = (Array.isArray(node.series) ? node.series : []) as SeriesNode[];
+  // Without a breakdown every series is answered, all zeros when it had no events (as PostHog's).
+  if (breakdownAt < 0) nodes.forEach((_, series) => groups.set(JSON.stringify([series, undefined]), { series, breakdown: undefined, values: new Map() }));
   for (const row of rows) {
     const series = seriesAt >= 0 ? Number(row[seriesAt]) : 0;
     const breakdown = breakdownAt >= 0 ? row[breakdownAt] : undefined;
     const key = JSON.stringify([series, breakdown]);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { series, breakdown, values: new Map() }));
-    group.values.set(String(row[bucketAt]), Number(row[valueAt] ?? 0));
+    group.values.set(keyOf(row[bucketAt]), Number(row[valueAt] ?? 0));
   }
-  const nodes = (Array.isArray(node.series) ? node.series : []) as SeriesNode[];
-  const local = buckets.map((bucket) => wallClock(bucket, timezone));
-  const days = local.map((bucket) => day(bucket, hourly));
-  const labels = local.map((bucket) => label(bucket, hourly));
+  const days = buckets;
+  const labels = buckets.map((bucket) => label(bucket, hourly));
   const answer = [...groups.values()].map((group) => {
     const data = buckets.map((bucket) => group.values.get(bucket) ?? 0);
     const series = nodes[group.series] ?? {};
@@ -62,6 +75,34 @@ export function trendsResults(node: Record<string, unknown>, columns: { name: st
     return item;
   });
   return answer.sort((a, b) => a.action.order - b.action.order || b.count - a.count);
+}
+
+/** The first and last bucket of the query's date range, as the compiler answers them (null: from the data). */
+export interface BucketRange {
+  first: unknown;
+  last: unknown;
+}
+
+/** Most buckets answered (a daily trend over a century): a longer range is cut there. */
+const MAX_BUCKETS = 50_000;
+const STEP_MS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 };
+
+/** Every bucket from `first` to `last` (clock-read keys), by calendar: days, weeks, months, hours or minutes. */
+function everyBucket(first: string, last: string, interval: string): string[] {
+  const hourly = first.length > 10;
+  const toTime = (key: string) => Date.parse(`${hourly ? key.replace(' ', 'T') : `${key}T00:00:00`}Z`);
+  const toKey = (time: number) => day(new Date(time).toISOString().replace('T', ' ').slice(0, 19), hourly);
+  const buckets: string[] = [];
+  for (let time = toTime(first), end = toTime(last); time <= end && buckets.length < MAX_BUCKETS; ) {
+    buckets.push(toKey(time));
+    if (interval === 'month') {
+      const date = new Date(time);
+      time = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+    } else {
+      time += STEP_MS[interval] ?? STEP_MS.day!;
+    }
+  }
+  return buckets;
 }
 
 /**
