@@ -12,6 +12,7 @@ import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/d
 import { generateEvents } from '../kit/events.js';
 import { HOGQL_CASES } from '../kit/hogql-cases.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
+import { httpRequest } from './http.request.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform, type Bootstrapped, type RunningPlatform } from './platform.fixture.js';
 import { codeVersion, load1, machine } from './results.report.js';
@@ -112,7 +113,7 @@ async function ingest(platform: RunningPlatform, account: Bootstrapped): Promise
   await Promise.all(
     Array.from({ length: SENDERS }, async () => {
       while (next < bodies.length) {
-        const { status, text } = await request(`${platform.url}/batch/`, 'POST', bodies[next++]!, {}, agent);
+        const { status, text } = await httpRequest(`${platform.url}/batch/`, 'POST', bodies[next++]!, {}, agent);
         if (status !== 200) throw new Error(`/batch/ answered ${status}: ${text.slice(0, 300)}`);
       }
     }),
@@ -123,7 +124,7 @@ async function ingest(platform: RunningPlatform, account: Bootstrapped): Promise
 
 async function measure(platform: RunningPlatform, account: Bootstrapped): Promise<Omit<Figures, 'compileMicros'>> {
   const api = (method: string, path: string, body?: unknown) =>
-    request(`${platform.url}/api/environments/${account.environment_id}/endpoints/${path}`, method, body === undefined ? undefined : Buffer.from(JSON.stringify(body)), {
+    httpRequest(`${platform.url}/api/environments/${account.environment_id}/endpoints/${path}`, method, body === undefined ? undefined : Buffer.from(JSON.stringify(body)), {
       authorization: `Bearer ${account.personal_api_key}`,
     });
   for (const [name, query, extra] of [
@@ -184,19 +185,6 @@ async function concurrentRuns(api: (method: string, path: string, body?: unknown
   );
   const { p50, p95 } = percentiles(timings);
   return { p50, p95, queryP50: percentiles(queryMs).p50, perSecond: timings.length / SECONDS, requests: timings.length, failures };
-}
-
-function request(url: string, method: string, body: Buffer | undefined, headers: Record<string, string>, agent?: http.Agent): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sent = http.request(url, { method, agent, headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      response.on('error', reject);
-    });
-    sent.on('error', reject);
-    sent.end(body);
-  });
 }
 
 function report(figures: Figures, startLoad: number, code: string): void {

@@ -9,6 +9,7 @@ import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/d
 import { generateEvents } from '../kit/events.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
 import { copyChunk, copyRows, createCopyTable } from './ingestion.copy.js';
+import { httpRequest } from './http.request.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform, type RunningPlatform } from './platform.fixture.js';
 import { codeVersion, load1, machine } from './results.report.js';
@@ -139,7 +140,7 @@ async function send(url: string, bodies: Buffer[]): Promise<{ ms: number; latenc
     while (next < bodies.length) {
       const index = next++;
       const sentAt = performance.now();
-      const { status, text } = await post(url, bodies[index]!, agent);
+      const { status, text } = await httpRequest(url, 'POST', bodies[index]!, {}, agent);
       if (status !== 200) throw new Error(`batch ${index} answered ${status}: ${text.slice(0, 500)}`);
       latencies.push(performance.now() - sentAt);
       if ((index + 1) % Math.max(1, Math.floor(bodies.length / 10)) === 0) process.stderr.write(`  … ${index + 1}/${bodies.length} batches\n`);
@@ -149,19 +150,6 @@ async function send(url: string, bodies: Buffer[]): Promise<{ ms: number; latenc
   agent.destroy();
   const { p50, p99 } = percentiles(latencies);
   return { ms: performance.now() - started, latency: { p50, p99 } };
-}
-
-function post(url: string, body: Buffer, agent: http.Agent): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 function report(runs: Run[], startLoad: number, code: string, eventBytes: number): void {

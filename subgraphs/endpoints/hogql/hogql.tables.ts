@@ -1,4 +1,8 @@
+import { ingestionFacade } from '../../ingestion/facade.js';
 import type { HogQLType } from './hogql.types.js';
+
+/** The views ingestion keeps for queries (its facade's query surface): one team's rows each. */
+const { views } = ingestionFacade.querySurface;
 
 export interface ColumnDef {
   name: string;
@@ -33,7 +37,7 @@ export interface TableDef {
 
 const PERSONS: TableDef = {
   name: 'persons',
-  sql: '"ingestion"."hogql_persons"',
+  sql: views.persons,
   columns: [
     { name: 'id', type: 'UUID' },
     { name: 'created_at', type: 'DateTime' },
@@ -46,7 +50,7 @@ const PERSONS: TableDef = {
 
 const PERSON_DISTINCT_IDS: TableDef = {
   name: 'person_distinct_ids',
-  sql: '"ingestion"."hogql_person_distinct_ids"',
+  sql: views.person_distinct_ids,
   columns: [
     { name: 'distinct_id', type: 'String' },
     { name: 'person_id', type: 'UUID' },
@@ -57,7 +61,7 @@ const PERSON_DISTINCT_IDS: TableDef = {
 
 const EVENTS: TableDef = {
   name: 'events',
-  sql: '"ingestion"."hogql_events"',
+  sql: views.events,
   columns: [
     { name: 'uuid', type: 'UUID' },
     { name: 'event', type: 'String' },
@@ -75,7 +79,7 @@ const EVENTS: TableDef = {
 
 const GROUPS: TableDef = {
   name: 'groups',
-  sql: '"ingestion"."hogql_groups"',
+  sql: views.groups,
   columns: [
     { name: 'index', type: 'Integer' },
     { name: 'key', type: 'String' },

@@ -15,16 +15,9 @@ export function cannotMaterialize(prepared: PreparedQuery): string | null {
   return null;
 }
 
-/** The verdict of a stored version (its query parsed once per version: versions never change their query). */
-const verdicts = new Map<string, Promise<string | null>>();
+/** The verdict of a stored version (its parsed query comes from prepareQuery's memory after the first). */
 export function materializationVerdict(version: EndpointVersion): Promise<string | null> {
-  let verdict = verdicts.get(version.id);
-  if (!verdict) {
-    verdict = prepareQuery(version.query).then(cannotMaterialize, (error: Error) => `The query cannot run: ${error.message}`);
-    if (verdicts.size > 10_000) verdicts.clear();
-    verdicts.set(version.id, verdict);
-  }
-  return verdict;
+  return prepareQuery(version.query).then(cannotMaterialize, (error: Error) => `The query cannot run: ${error.message}`);
 }
 
 export interface MaterializationFields {
