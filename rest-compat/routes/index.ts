@@ -1,4 +1,5 @@
 import type { RestRoute } from '../route-table.js';
+import { batchExportRoutes } from './batch-exports.routes.js';
 import { conversationHiddenFields, conversationRoutes } from './conversations.routes.js';
 import { customerProfileConfigHiddenFields, customerProfileConfigRoutes } from './customer-profile-configs.routes.js';
 import { endpointRoutes } from './endpoints.routes.js';
@@ -21,6 +22,7 @@ export const routes: RestRoute[] = [
   ...ingestionRoutes,
   ...conversationRoutes,
   ...endpointRoutes,
+  ...batchExportRoutes,
 ];
 
 /** Fields that REST records leave out, so that they keep PostHog's shape. */

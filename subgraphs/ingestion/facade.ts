@@ -1,13 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageWindow } from '../shared/pagination.js';
 import { eventCondition, type EventFilter } from './events/event-condition.js';
+import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
 import { countEvents, countEventsByInterval, type TrendInterval } from './events/event.repository.js';
 import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
 import { QUERY_SURFACE } from './query-surface.js';
 
-export type { EventFilter, PersonRecord, TrendInterval };
+export type { EventFilter, PersonKeyset, PersonRecord, TrendInterval };
 
 /**
  * What other subgraphs may read of an environment's ingested data (the assistant's tools): plain
@@ -32,4 +33,11 @@ export const ingestionFacade = {
     const { rows, count } = await listPersons(em, environmentId, { search: filter.search }, pageWindow({ limit: filter.limit }));
     return { count, results: rows.map(personRecord) };
   },
+
+  /** The columns of a persons export (batch exports' persons model). */
+  personExportColumns: PERSON_EXPORT_COLUMNS,
+
+  /** A page of the persons that changed in `[start, end)`, one row per distinct id, after `after`, in a fixed order. */
+  readPersonsForExport: (em: EntityManager, environmentId: number, window: { start: Date | null; end: Date }, after: PersonKeyset | null, limit: number) =>
+    readPersonsPage(em, environmentId, window, after, limit),
 };

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { bootstrap, type BootstrapInput, type BootstrapResult } from './bootstrap/bootstrap.service.js';
 import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
-import { reachEnvironment } from './environments/environment-placement.js';
+import { placeEnvironments, reachEnvironment } from './environments/environment-placement.js';
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
 import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
 import { environmentOverview, type EnvironmentOverview } from './settings/environment-overview.js';
@@ -18,6 +18,12 @@ export const projectsFacade = {
    * EntityManager will do: it reads the projects schema through that connection.
    */
   reachEnvironment: (em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> => reachEnvironment(em, actor, id),
+
+  /**
+   * Where an environment lives, whoever asks (undefined when it does not exist or is being
+   * deleted): for the platform's own internal callers, which belong to no organization.
+   */
+  placeEnvironment: async (em: EntityManager, id: number): Promise<EnvironmentPlacement | undefined> => (await placeEnvironments(em, [id])).get(id),
 
   /** An environment's names and every setting (stored or default); null when it does not exist or is being deleted. */
   environmentOverview: (em: EntityManager, environmentId: number): Promise<EnvironmentOverview | null> => environmentOverview(em, environmentId),

@@ -53,6 +53,14 @@ const schema = z.object({
   ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(600),
   /** Runs of one environment's endpoints at once in a process; more answer 429. */
   ENDPOINT_MAX_CONCURRENT_RUNS: z.coerce.number().int().positive().max(1000).default(10),
+  /** Tries of a batch export run before it is marked failed (a destination that refuses outright fails at once). */
+  BATCH_EXPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Wait before a failed run's second try; it doubles each time, up to an hour. */
+  BATCH_EXPORT_RETRY_DELAY_SECONDS: z.coerce.number().positive().max(3600).default(60),
+  /** How long after an interval's end its run waits before reading it (writes begun inside it commit meanwhile). */
+  BATCH_EXPORT_SETTLE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  /** Batch export runs a process works at once. */
+  BATCH_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */

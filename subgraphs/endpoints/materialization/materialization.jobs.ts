@@ -1,4 +1,4 @@
-import type { JobQueue } from '../../shared/jobs/job-queue.js';
+import { setWorkingQueue, workingQueue, type JobQueue } from '../../shared/jobs/job-queue.js';
 
 /** The queue of refreshes of materialized versions (on the shared job queue). */
 export const REFRESH_QUEUE = 'endpoint-materialization-refresh';
@@ -9,12 +9,8 @@ export interface RefreshJob {
   due: string;
 }
 
-/** The job queue of each database this process runs a materialization worker for, by its URL. */
-const active = new Map<string, JobQueue>();
-
 export function useJobQueue(databaseUrl: string, queue: JobQueue | null): void {
-  if (queue) active.set(databaseUrl, queue);
-  else active.delete(databaseUrl);
+  setWorkingQueue('endpoints', databaseUrl, queue);
 }
 
 /**
@@ -23,7 +19,7 @@ export function useJobQueue(databaseUrl: string, queue: JobQueue | null): void {
  * every overdue refresh.
  */
 export async function scheduleRefresh(databaseUrl: string, versionId: string, due: Date): Promise<void> {
-  const queue = active.get(databaseUrl);
+  const queue = workingQueue('endpoints', databaseUrl);
   if (!queue) return;
   const job: RefreshJob = { versionId, due: due.toISOString() };
   // A refresh is taken for dead (and tried again) only well after the longest refresh would have ended.

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, PrimaryKey, type Ref } from '@mikro-orm/core';
+import { Entity, ManyToOne, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { Person } from './person.entity.js';
 
 /** Which person a distinct id of an environment names; merging persons moves their ids. */
@@ -12,4 +12,8 @@ export class PersonDistinctId {
 
   @ManyToOne(() => Person, { deleteRule: 'cascade', index: true, ref: true })
   person!: Ref<Person>;
+
+  /** Raised each time the id moves to another person (PostHog's `person_distinct_id_version`). */
+  @Property({ type: 'int', default: 0 })
+  version: number = 0;
 }

@@ -6,6 +6,7 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
  */
 @Entity({ tableName: 'persons' })
 @Index({ properties: ['environment_id', 'created_at'] })
+@Index({ properties: ['environment_id', 'updated_at'] })
 export class Person {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
@@ -27,6 +28,10 @@ export class Person {
   /** The time of the person's earliest event. */
   @Property({ type: 'timestamptz' })
   created_at!: Date;
+
+  /** When it last changed (batch exports of persons read by it). */
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  updated_at: Date = new Date();
 
   /** Raised with every change. */
   @Property({ type: 'int', default: 0 })

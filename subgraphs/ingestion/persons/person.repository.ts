@@ -37,7 +37,7 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
   if (changes.merged.length > 0) {
     await executeBound(
       em,
-      `update ingestion.person_distinct_ids d set person_id = x.into_id
+      `update ingestion.person_distinct_ids d set person_id = x.into_id, version = d.version + 1
          from jsonb_to_recordset(?::jsonb) as x(from_id bigint, into_id bigint)
         where d.environment_id = ? and d.person_id = x.from_id`,
       [JSON.stringify(changes.merged.map(({ from, into }) => ({ from_id: from.id, into_id: into.id }))), environmentId],
@@ -48,9 +48,14 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
       em,
       `insert into ingestion.person_distinct_ids (environment_id, distinct_id, person_id)
        select ?, x.distinct_id, x.person_id from jsonb_to_recordset(?::jsonb) as x(distinct_id text, person_id bigint)
-       on conflict (environment_id, distinct_id) do update set person_id = excluded.person_id`,
+       on conflict (environment_id, distinct_id) do update set person_id = excluded.person_id, version = person_distinct_ids.version + 1
+       where person_distinct_ids.person_id <> excluded.person_id`,
       [environmentId, JSON.stringify([...changes.mappings].map(([distinct_id, state]) => ({ distinct_id, person_id: state.id })))],
     );
+    // A person with a new distinct id has a new row in a persons export.
+    const created = new Set(changes.created.map((state) => state.id));
+    const renamed = [...new Set([...changes.mappings.values()].map((state) => state.id))].filter((id): id is string => id !== null && !created.has(id));
+    if (renamed.length > 0) await em.execute('update ingestion.persons set updated_at = now() where id in (?)', [renamed]);
   }
   if (changes.merged.length > 0) {
     await em.execute('delete from ingestion.persons where id in (?)', [changes.merged.map(({ from }) => from.id)]);
@@ -59,7 +64,7 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
     await executeBound(
       em,
       `update ingestion.persons p
-          set properties = x.properties, is_identified = x.is_identified, created_at = x.created_at, version = p.version + 1
+          set properties = x.properties, is_identified = x.is_identified, created_at = x.created_at, version = p.version + 1, updated_at = now()
          from jsonb_to_recordset(?::jsonb) as x(id bigint, properties jsonb, is_identified boolean, created_at timestamptz)
         where p.id = x.id`,
       [JSON.stringify(changes.updated.map((state) => ({ id: state.id, ...personRow(state) })))],

@@ -13,6 +13,18 @@ export interface JobOptions {
   retryDelaySeconds?: number;
   /** A job still active after this long is taken to have died with its process and is tried again. */
   expireInSeconds?: number;
+  /**
+   * On a queue worked with `dedupe`, a job not yet started with this key makes another send of it
+   * a no-op (null): a sweep may queue work again without piling copies up.
+   */
+  singletonKey?: string;
+}
+
+export interface WorkOptions {
+  /** Jobs at once in this process (1). */
+  concurrency?: number;
+  /** Queued jobs are unique by their `singletonKey` (pg-boss's `short` policy). */
+  dedupe?: boolean;
 }
 
 export type JobHandler<T> = (data: T, job: { id: string; queue: string }) => Promise<void>;
@@ -25,7 +37,7 @@ export type JobHandler<T> = (data: T, job: { id: string; queue: string }) => Pro
  */
 export interface JobQueue {
   /** Makes the queue if needed and works its jobs in this process, `concurrency` at a time. */
-  work<T extends object>(queue: string, handler: JobHandler<T>, concurrency?: number): Promise<void>;
+  work<T extends object>(queue: string, handler: JobHandler<T>, options?: WorkOptions): Promise<void>;
   send<T extends object>(queue: string, data: T, options?: JobOptions): Promise<string | null>;
   /** Runs `handler` on a cron schedule (UTC), once per occurrence across every process. */
   every(queue: string, cron: string, handler: JobHandler<object>): Promise<void>;
@@ -41,6 +53,8 @@ interface Shared {
   started: Promise<PgBoss>;
   users: number;
   handlers: Map<string, JobHandler<object>>;
+  /** Queue creations, one at a time: pg-boss makes a table partition for each, and two at once deadlock. */
+  creating: Promise<unknown>;
 }
 
 const shared = new Map<string, Shared>();
@@ -51,7 +65,7 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
   if (!entry) {
     const boss = new PgBoss({ connectionString: url, schema: JOB_SCHEMA, max: 4, pollingIntervalSeconds: 1, application_name: 'analytics-jobs' });
     boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
-    entry = { boss, started: boss.start(), users: 0, handlers: new Map() };
+    entry = { boss, started: boss.start(), users: 0, handlers: new Map(), creating: Promise.resolve() };
     shared.set(url, entry);
   }
   entry.users += 1;
@@ -64,9 +78,11 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
     throw error;
   }
   const created = new Set<string>();
-  const ensure = async (queue: string) => {
+  const ensure = async (queue: string, dedupe = false) => {
     if (created.has(queue)) return;
-    await boss.createQueue(queue);
+    const creation = mine.creating.then(() => createQueue(boss, queue, dedupe));
+    mine.creating = creation.catch(() => undefined);
+    await creation;
     created.add(queue);
   };
   const run = async (queue: string, job: PgBoss.Job<object>) => {
@@ -74,8 +90,8 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
   };
   let closed = false;
   const jobs: JobQueue = {
-    async work<T extends object>(queue: string, handler: JobHandler<T>, concurrency = 1) {
-      await ensure(queue);
+    async work<T extends object>(queue: string, handler: JobHandler<T>, { concurrency = 1, dedupe = false }: WorkOptions = {}) {
+      await ensure(queue, dedupe);
       handlers.set(queue, handler as JobHandler<object>);
       // pg-boss 10 works one batch at a time per worker: `concurrency` workers take one job each.
       for (let index = 0; index < concurrency; index += 1) {
@@ -86,8 +102,8 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
     },
     async send(queue, data, options = {}) {
       await ensure(queue);
-      const { startAfter, retryLimit = 3, retryDelaySeconds = 10, expireInSeconds = 900 } = options;
-      return boss.send(queue, data, { startAfter, retryLimit, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds });
+      const { startAfter, retryLimit = 3, retryDelaySeconds = 10, expireInSeconds = 900, singletonKey } = options;
+      return boss.send(queue, data, { startAfter, retryLimit, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds, singletonKey });
     },
     async every(queue, cron, handler) {
       await jobs.work(queue, handler);
@@ -128,6 +144,18 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
 
 const DRAIN_TIMEOUT_MS = 60_000;
 
+/** Makes a queue (if absent); another process making one at the same moment may deadlock it, so it is tried again. */
+async function createQueue(boss: PgBoss, queue: string, dedupe: boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await boss.createQueue(queue, dedupe ? { name: queue, policy: 'short' } : undefined);
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 /** Jobs of a queue that are due now or being worked. */
 async function dueOrActive(boss: PgBoss, queue: string): Promise<number> {
   const { rows } = await boss.getDb().executeSql(
@@ -142,4 +170,21 @@ async function release(url: string, entry: Shared): Promise<void> {
   if (entry.users > 0) return;
   shared.delete(url);
   await entry.boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
+}
+
+/** The job queues workers of this process opened, by owner and database URL. */
+const working = new Map<string, JobQueue>();
+
+/**
+ * Registers (or, with null, forgets) the job queue a subgraph's worker opened on a database, so
+ * that its services can send jobs where a worker runs. A process without one (a command line
+ * tool) sends nothing: the worker's sweep queues what is due.
+ */
+export function setWorkingQueue(owner: string, databaseUrl: string, queue: JobQueue | null): void {
+  if (queue) working.set(`${owner} ${databaseUrl}`, queue);
+  else working.delete(`${owner} ${databaseUrl}`);
+}
+
+export function workingQueue(owner: string, databaseUrl: string): JobQueue | undefined {
+  return working.get(`${owner} ${databaseUrl}`);
 }

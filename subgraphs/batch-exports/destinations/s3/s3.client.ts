@@ -1,0 +1,48 @@
+import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type { JsonObject } from '../../../shared/validation.js';
+import { DestinationError } from '../destination.js';
+
+// The SDK is pinned at a version that supports Node.js 20; its warning about later versions says nothing of this one.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/**
+ * A client of the config's store. Credentials come from the config only: never the platform's own
+ * (environment, instance role), which would let an export write wherever the server may. Checksums
+ * only where the operation requires one, as S3-compatible stores expect.
+ */
+export function s3Client(config: JsonObject): S3Client {
+  const endpoint = typeof config.endpoint_url === 'string' && config.endpoint_url ? config.endpoint_url : undefined;
+  return new S3Client({
+    region: String(config.region),
+    endpoint,
+    forcePathStyle: endpoint !== undefined && config.use_virtual_style_addressing !== true,
+    credentials: { accessKeyId: String(config.aws_access_key_id ?? ''), secretAccessKey: String(config.aws_secret_access_key ?? '') },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+  });
+}
+
+const RETRYABLE_CODES = new Set(['RequestTimeout', 'SlowDown', 'InternalError', 'ServiceUnavailable', 'Throttling', 'ThrottlingException', 'RequestTimeTooSkewed']);
+
+/**
+ * A store's failure in its own words. Its refusals (credentials, a missing bucket, access denied)
+ * end the run; throttling, its 5xx and the network are tried again.
+ */
+export function s3Failure(error: unknown, bucket: string): DestinationError {
+  if (error instanceof DestinationError) return error;
+  if (error instanceof S3ServiceException) {
+    const status = error.$metadata?.httpStatusCode ?? 0;
+    const retryable = status >= 500 || status === 429 || RETRYABLE_CODES.has(error.name);
+    const words = error.message && error.message !== 'UnknownError' ? error.message : `HTTP ${status}`;
+    return new DestinationError(`${error.name}: ${words} (bucket '${bucket}')`, retryable);
+  }
+  const { code, message } = error as { code?: string; message?: string };
+  return new DestinationError(`${code ?? 'Error'}: ${message ?? String(error)} (bucket '${bucket}')`, true);
+}
+
+/** The server-side encryption a config asks for, as PutObject and uploads take it. */
+export function encryption(config: JsonObject): { ServerSideEncryption?: 'AES256' | 'aws:kms'; SSEKMSKeyId?: string } {
+  if (config.encryption !== 'AES256' && config.encryption !== 'aws:kms') return {};
+  return { ServerSideEncryption: config.encryption, ...(config.encryption === 'aws:kms' && config.kms_key_id ? { SSEKMSKeyId: String(config.kms_key_id) } : {}) };
+}

@@ -1,0 +1,81 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { endpointsFacade, type ExportKeyset, type ExportQuery } from '../../endpoints/facade.js';
+import { ingestionFacade, type PersonKeyset } from '../../ingestion/facade.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Destination } from '../destinations/destination.js';
+import type { BatchExport } from '../exports/batch-export.entity.js';
+import type { ExportColumn, ExportPage } from '../formats/export-columns.js';
+
+/** Rows a page reads: big enough that a page costs little, small enough to hold several in memory. */
+export const PAGE_ROWS = 10_000;
+/** How long one page's query may run. */
+const PAGE_TIMEOUT_MS = 300_000;
+
+/** What a run exports: its columns, and its rows page by page. */
+export interface RunSource {
+  columns: ExportColumn[];
+  pages(signal: AbortSignal): AsyncIterable<ExportPage>;
+}
+
+interface Read<K> {
+  rows: unknown[][];
+  last: K | null;
+}
+
+const queries = new Map<string, Promise<ExportQuery>>();
+
+/** A checked query, parsed once per text in a process. */
+function exportQuery(text: string): Promise<ExportQuery> {
+  let query = queries.get(text);
+  if (!query) {
+    query = endpointsFacade.checkExportQuery(text);
+    query.catch(() => queries.delete(text));
+    if (queries.size > 1000) queries.clear();
+    queries.set(text, query);
+  }
+  return query;
+}
+
+/**
+ * The rows of an export's interval `[start, end)`: events (the export's `hogql_query`, or the
+ * destination's own fields) by ingestion time, filtered by event names and properties; persons by
+ * the time they last changed. Pages come in a fixed order and the next one is read while the
+ * destination writes the last.
+ */
+export async function runSource(em: EntityManager, log: Logger, batchExport: BatchExport, destination: Destination, window: { start: Date | null; end: Date }, config: Record<string, unknown>): Promise<RunSource> {
+  const teamId = batchExport.environment_id;
+  if (batchExport.model === 'persons') {
+    const columns = ingestionFacade.personExportColumns.map((column) => ({ ...column })) as ExportColumn[];
+    return { columns, pages: (signal) => prefetched<PersonKeyset>((after) => ingestionFacade.readPersonsForExport(em, teamId, window, after, PAGE_ROWS), columns, signal) };
+  }
+  const query = await exportQuery(destination.takesQuery && batchExport.hogql_query ? batchExport.hogql_query : destination.eventsQuery);
+  const columns = endpointsFacade.exportColumns(query) as ExportColumn[];
+  const exportWindow = {
+    teamId,
+    start: window.start,
+    end: window.end,
+    includeEvents: config.include_events as string[] | null,
+    excludeEvents: config.exclude_events as string[] | null,
+    filters: batchExport.filters,
+  };
+  return {
+    columns,
+    pages: (signal) => prefetched<ExportKeyset>((after) => endpointsFacade.readExportPage(em, log, query, exportWindow, after, PAGE_ROWS, PAGE_TIMEOUT_MS), columns, signal),
+  };
+}
+
+async function* prefetched<K>(read: (after: K | null) => Promise<Read<K>>, columns: ExportColumn[], signal: AbortSignal): AsyncGenerator<ExportPage> {
+  let next = read(null);
+  for (;;) {
+    const page = await next;
+    signal.throwIfAborted();
+    const more = page.rows.length >= PAGE_ROWS && page.last !== null;
+    if (more) {
+      next = read(page.last);
+      // Read ahead: a destination that stops early leaves this promise unawaited.
+      next.catch(() => undefined);
+    }
+    yield { columns, rows: page.rows };
+    if (!more) return;
+  }
+}
