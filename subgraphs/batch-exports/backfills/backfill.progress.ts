@@ -7,12 +7,12 @@ import { queueRun } from '../runs/run.jobs.js';
  * backfill ended: `Failed` if a run failed, `Cancelled` if one was cancelled, else `Completed`.
  */
 export async function settleBackfill(em: EntityManager, databaseUrl: string, backfillId: string): Promise<void> {
-  const [next] = await em.getConnection().execute<{ id: string }[]>(
+  const [next] = await em.execute<{ id: string }[]>(
     `select id from "batch_exports"."batch_export_runs" where backfill_id = ? and status = 'Starting' order by data_interval_end limit 1`,
     [backfillId],
   );
   if (next) return queueRun(databaseUrl, next.id);
-  await em.getConnection().execute(
+  await em.execute(
     `update "batch_exports"."batch_export_backfills" b
         set status = case when s.failed > 0 then 'Failed' when s.cancelled > 0 then 'Cancelled' else 'Completed' end,
             total_records_count = s.records, finished_at = now(), last_updated_at = now()

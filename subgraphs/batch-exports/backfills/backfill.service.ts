@@ -91,7 +91,7 @@ export class BackfillService {
 
   private async records(backfills: BatchExportBackfill[]): Promise<BackfillRecord[]> {
     const ids = backfills.map((backfill) => backfill.id);
-    const counts = ids.length === 0 ? [] : await this.em.getConnection().execute<{ backfill_id: string; finished: number }[]>(
+    const counts = ids.length === 0 ? [] : await this.em.execute<{ backfill_id: string; finished: number }[]>(
       `select backfill_id, count(*) filter (where status in ('Completed', 'Failed', 'Cancelled'))::int as finished from "batch_exports"."batch_export_runs" where backfill_id in (?) group by backfill_id`,
       [ids],
     );

@@ -40,7 +40,7 @@ export function toRecord(item: BatchExport, latestRuns: BatchExportRunRecord[]):
 async function latestRuns(em: EntityManager, ids: string[]): Promise<Map<string, BatchExportRunRecord[]>> {
   const byExport = new Map<string, BatchExportRunRecord[]>();
   if (ids.length === 0) return byExport;
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const rows = await em.execute<{ id: string }[]>(
     `select id from (select id, row_number() over (partition by batch_export_id order by created_at desc, data_interval_end desc) as n
                        from "batch_exports"."batch_export_runs" where batch_export_id in (?)) ranked
       where n <= ${LATEST_RUNS}`,

@@ -40,5 +40,7 @@ export function readDestination(input: unknown, stored: StoredDestination | null
   if (stored) checkConfig(destination.fields, config, false);
   destination.check(withDefaults(destination.fields, config));
   const { open, secrets } = splitSecrets(destination.fields, config);
-  return { destination, config, open, sealed: sealSecrets(secrets) };
+  // Unchanged secrets keep their sealed form: a PATCH of other fields rewrites no secret.
+  const unchanged = stored !== null && JSON.stringify(secrets) === JSON.stringify(openSecrets(stored.destination_secrets));
+  return { destination, config, open, sealed: unchanged ? stored.destination_secrets : sealSecrets(secrets) };
 }

@@ -88,17 +88,37 @@ function jsonLinesFile(compression: string | null, columns: ExportColumn[], sink
   };
 }
 
+/** A row group holds at most this many rows, or about this many bytes of values. */
+const ROW_GROUP_ROWS = 10_000;
+const ROW_GROUP_BYTES = 4 * 1024 * 1024;
+
 function parquetEncoder(compression: string | null, columns: ExportColumn[], sink: Sink): FileEncoder {
   const file = parquetFile(columns, compression, {
     GZIP: (bytes: Uint8Array) => gzipSync(bytes, { level: 6 }),
     BROTLI: (bytes: Uint8Array) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } }),
   }, (chunk) => sink.write(chunk));
+  // Rows wait for a row group of a good size; their size is reckoned from their values.
+  let pending: unknown[][] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    const rows = pending;
+    pending = [];
+    pendingBytes = 0;
+    await file.write(rows);
+  };
   return {
     get bytes() {
-      return sink.bytes;
+      return sink.bytes + pendingBytes;
     },
-    write: (page) => file.write(page.rows),
+    async write(page) {
+      for (const row of page.rows) {
+        pending.push(row);
+        for (const value of row) pendingBytes += typeof value === 'string' ? value.length : 8;
+        if (pending.length >= ROW_GROUP_ROWS || pendingBytes >= ROW_GROUP_BYTES) await flush();
+      }
+    },
     async finish() {
+      await flush();
       await file.finish();
       await sink.end();
     },

@@ -32,7 +32,7 @@ export class RunLease {
   ) {}
 
   static async take(em: EntityManager, runId: string): Promise<RunLease | null> {
-    const [taken] = await em.getConnection().execute<{ attempt: number }[]>(
+    const [taken] = await em.execute<{ attempt: number }[]>(
       `update ${RUNS} set status = 'Running', attempt = attempt + 1, heartbeat_at = now(), last_updated_at = now(), retry_at = null
         where id = ? and (status = 'Starting' or (status = 'FailedRetryable' and retry_at <= now())
           or (status = 'Running' and heartbeat_at < now() - interval '${STALE_AFTER_SECONDS} seconds'))
@@ -103,7 +103,7 @@ export class RunLease {
   }
 
   private async update(set: string, values: unknown[]): Promise<boolean> {
-    const rows = await this.em.getConnection().execute<{ id: string }[]>(
+    const rows = await this.em.execute<{ id: string }[]>(
       `update ${RUNS} set ${set}, last_updated_at = now() where id = ? and attempt = ? and status = 'Running' returning id`,
       [...values, this.runId, this.attempt],
     );

@@ -12,7 +12,7 @@ const MAX_WAIT_MS = 10 * 60_000;
 export async function isSettled(em: EntityManager, end: Date, settleMs: number, now = Date.now()): Promise<boolean> {
   if (end.getTime() + settleMs > now) return false;
   if (end.getTime() + MAX_WAIT_MS < now) return true;
-  const [open] = await em.getConnection().execute<{ n: number }[]>(
+  const [open] = await em.execute<{ n: number }[]>(
     `select count(*)::int as n from pg_stat_activity
       where datname = current_database() and pid <> pg_backend_pid() and backend_xid is not null and xact_start < ?`,
     [end],

@@ -18,14 +18,14 @@ export async function scheduleExport(em: EntityManager, batchExport: BatchExport
   if (intervals.length === 0) return [];
   const ids = await insertRuns(em, batchExport, intervals, 'schedule', null);
   batchExport.scheduled_until = intervals.at(-1)!.end;
-  await em.getConnection().execute('update "batch_exports"."batch_exports" set scheduled_until = ? where id = ?', [batchExport.scheduled_until, batchExport.id]);
+  await em.execute('update "batch_exports"."batch_exports" set scheduled_until = ? where id = ?', [batchExport.scheduled_until, batchExport.id]);
   return ids;
 }
 
 /** Inserts runs of intervals (skipping any the export has from the same origin), answering the new ones' ids. */
 export async function insertRuns(em: EntityManager, batchExport: BatchExport, intervals: DataInterval[], origin: string, backfillId: string | null): Promise<string[]> {
   if (intervals.length === 0) return [];
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const rows = await em.execute<{ id: string }[]>(
     `insert into ${RUNS} (id, batch_export_id, environment_id, origin, backfill_id, status, data_interval_start, data_interval_end, attempt, created_at, last_updated_at)
      select gen_random_uuid(), ?, ?, ?, ?::uuid, 'Starting', x.start_at, x.end_at, 0, now(), now()
        from jsonb_to_recordset(?::jsonb) as x(start_at timestamptz, end_at timestamptz)
@@ -57,7 +57,7 @@ export async function scheduleDueExports(em: EntityManager, databaseUrl: string,
  * run that is queued already is not queued twice.
  */
 export async function sweepRuns(em: EntityManager, databaseUrl: string): Promise<number> {
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const rows = await em.execute<{ id: string }[]>(
     `(select id from ${RUNS} where status = 'Starting' and last_updated_at < now() - interval '1 minute' order by created_at limit 100)
      union all (select id from ${RUNS} where status = 'FailedRetryable' and retry_at < now() - interval '30 seconds' limit 100)
      union all (select id from ${RUNS} where status = 'Running' and heartbeat_at < now() - interval '${STALE_AFTER_SECONDS} seconds' limit 100)`,

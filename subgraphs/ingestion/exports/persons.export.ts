@@ -33,7 +33,7 @@ export async function readPersonsPage(
   after: PersonKeyset | null,
   limit: number,
 ): Promise<{ rows: unknown[][]; last: PersonKeyset | null }> {
-  const rows = await em.getConnection().execute<Record<string, unknown>[]>(
+  const rows = await em.execute<Record<string, unknown>[]>(
     `select p.environment_id as team_id, d.distinct_id, p.uuid::text as person_id, p.properties::text as properties,
             d.version as person_distinct_id_version, p.version as person_version,
             to_char(p.created_at at time zone 'UTC', ${ISO}) as created_at,

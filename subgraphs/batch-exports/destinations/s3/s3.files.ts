@@ -8,6 +8,9 @@ import type { Delivery, DeliveryContext } from '../destination.js';
 import { encryption, s3Client, s3Failure } from './s3.client.js';
 import { manifestKey, objectKey, type KeyParts } from './s3.key.js';
 
+/** Rows written between two looks at a file's size. */
+const SLICE_ROWS = 500;
+
 /** S3's smallest part but the last; parts are sent four at a time. */
 const PART_SIZE = 5 * 1024 * 1024;
 
@@ -52,16 +55,19 @@ export async function deliverFiles(context: DeliveryContext, pages: AsyncIterabl
       file = null;
     };
     for await (const page of pages) {
-      if (page.rows.length === 0) continue;
-      if (!file) {
-        const key = objectKey(parts, maxBytes === null ? null : written.length);
-        written.push(key);
-        await context.saveCursor({ files: [...new Set([...earlier, ...written])] });
-        file = openObject(client, bucket, key, config, format, compression, context);
+      // Slices of a page, so that a file ends close to max_file_size_mb rather than at a page's end.
+      for (let offset = 0; offset < page.rows.length; offset += SLICE_ROWS) {
+        if (!file) {
+          const key = objectKey(parts, maxBytes === null ? null : written.length);
+          written.push(key);
+          await context.saveCursor({ files: [...new Set([...earlier, ...written])] });
+          file = openObject(client, bucket, key, config, format, compression, context);
+        }
+        const rows = page.rows.slice(offset, offset + SLICE_ROWS);
+        await file.encoder.write({ columns: page.columns, rows });
+        records += rows.length;
+        if (maxBytes !== null && file.encoder.bytes >= maxBytes) await close();
       }
-      await file.encoder.write(page);
-      records += page.rows.length;
-      if (maxBytes !== null && file.encoder.bytes >= maxBytes) await close();
     }
     if (file) await close();
     if (maxBytes !== null && written.length > 0) {
