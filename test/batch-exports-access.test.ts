@@ -21,10 +21,16 @@ const SECRET = 'secret-of-the-owner';
 const S3_SECRET = 'S3RVER';
 const UNKNOWN_KEY = 'phx_thisKeyDoesNotExist0000000000';
 const PAST = { start_at: '2026-01-01T00:00:00Z', end_at: '2026-01-02T00:00:00Z' };
-const NO_PROJECT = { type: 'authentication_error', code: 'permission_denied', detail: "You don't have access to the project.", attr: null };
-const NO_PERSONAL_KEY = { type: 'authentication_error', code: 'permission_denied', detail: 'This action does not support Personal API Key access', attr: null };
-const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
-const missingScope = (scope: string) => ({ type: 'authentication_error', code: 'permission_denied', detail: `API key missing required scope '${scope}'`, attr: null });
+interface ErrorBody {
+  type: string;
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+const NO_PROJECT: ErrorBody = { type: 'authentication_error', code: 'permission_denied', detail: "You don't have access to the project.", attr: null };
+const NO_PERSONAL_KEY: ErrorBody = { type: 'authentication_error', code: 'permission_denied', detail: 'This action does not support Personal API Key access', attr: null };
+const NOT_FOUND: ErrorBody = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
+const missingScope = (scope: string): ErrorBody => ({ type: 'authentication_error', code: 'permission_denied', detail: `API key missing required scope '${scope}'`, attr: null });
 
 beforeAll(async () => {
   stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0' } });
@@ -93,6 +99,13 @@ const OPERATIONS: Operation[] = [
 /** The operations on one export that a personal key may reach. */
 const ON_AN_EXPORT = OPERATIONS.filter((operation) => operation.rest.startsWith(':id') && operation.scope !== 'INTERNAL');
 const ON_A_RUN_OR_BACKFILL = ON_AN_EXPORT.filter((operation) => /:(run|backfill)_id/.test(operation.rest));
+/**
+ * REST `GET test` is served as `GET :id` with the id `test` (SOFA matches the schema's field order,
+ * not the route table's): a product bug, reported, so its REST refusals to personal keys are
+ * tested apart, as expected failures.
+ */
+const SHADOWED = OPERATIONS.find((operation) => operation.rest.startsWith('test?'))!;
+const REST_OPERATIONS = OPERATIONS.filter((operation) => operation !== SHADOWED);
 const fieldOf = (operation: Operation) => /\{\s*(\w+)/.exec(operation.query)![1]!;
 /** Operations by their GraphQL field, for test names. */
 const byField = (operations: Operation[]) => operations.map((operation) => [fieldOf(operation), operation] as const);
@@ -119,10 +132,10 @@ async function ownerView() {
 /** A key of the owner that has every scope but the one `operation` needs; for INTERNAL, the owner's `*` key. */
 const limitedKey = ({ scope }: Operation) => ({ 'batch_export:read': projectReader, 'batch_export:write': exportReader, INTERNAL: owner.personal_api_key })[scope];
 /** What a personal key without access to the operation is answered. */
-const refusal = (operation: Operation, otherwise: object) => (operation.scope === 'INTERNAL' ? NO_PERSONAL_KEY : otherwise);
+const refusal = (operation: Operation, otherwise: ErrorBody) => (operation.scope === 'INTERNAL' ? NO_PERSONAL_KEY : otherwise);
 
 describe.each(['environments', 'projects'] as const)('batch exports under /api/%s/', (prefix) => {
-  it.each(OPERATIONS)("another organization's key reaches nothing: $method $rest", async (operation) => {
+  it.each(REST_OPERATIONS)("another organization's key reaches nothing: $method $rest", async (operation) => {
     const before = await ownerView();
     const response = await call(operation, owner, stranger.personal_api_key, prefix);
     expect(response.status, response.text).toBe(403);
@@ -148,7 +161,7 @@ describe.each(['environments', 'projects'] as const)('batch exports under /api/%
     expect(await ownerView()).toEqual(before);
   });
 
-  it.each(OPERATIONS)('a key without the scope is refused: $method $rest ($scope)', async (operation) => {
+  it.each(REST_OPERATIONS)('a key without the scope is refused: $method $rest ($scope)', async (operation) => {
     const before = await ownerView();
     const response = await call(operation, owner, limitedKey(operation), prefix);
     expect(response.status, response.text).toBe(403);
@@ -165,6 +178,26 @@ describe.each(['environments', 'projects'] as const)('batch exports under /api/%
     }
     expect(await ownerView()).toEqual(before);
   });
+
+  it("GET test (INTERNAL) shows nothing to another organization's key, nor to the owner's, and changes nothing", async () => {
+    const before = await ownerView();
+    for (const key of [stranger.personal_api_key, owner.personal_api_key, projectReader]) {
+      const response = await call(SHADOWED, owner, key, prefix);
+      expect([403, 404], response.text).toContain(response.status);
+      expect(response.body).toMatchObject({ type: expect.any(String), code: expect.any(String), attr: null });
+      expect(response.body.steps).toBeUndefined();
+      expect(response.text).not.toContain(SECRET);
+    }
+    expect(await ownerView()).toEqual(before);
+  });
+
+  it.fails('GET test (INTERNAL) refuses every personal key as INTERNAL (it answers as GET :id with the id "test")', async () => {
+    for (const key of [stranger.personal_api_key, owner.personal_api_key, projectReader]) {
+      const response = await call(SHADOWED, owner, key, prefix);
+      expect(response.status, response.text).toBe(403);
+      expect(response.body).toEqual(NO_PERSONAL_KEY);
+    }
+  });
 });
 
 describe('the same refusals over GraphQL', () => {
@@ -180,10 +213,12 @@ describe('the same refusals over GraphQL', () => {
   });
 
   it.each(byField(ON_AN_EXPORT))("another organization's export under the stranger's own project is not found: %s", async (_field, operation) => {
+    const before = await ownerView();
     const result = await callGql(operation, stranger, stranger.personal_api_key);
     expect(result.data?.[fieldOf(operation)] ?? null).toBeNull();
     expect(result.errors?.[0]?.message).toBe(NOT_FOUND.detail);
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: NOT_FOUND.code, status: 404 });
+    expect(await ownerView()).toEqual(before);
   });
 
   it.each(byField(OPERATIONS))('a key without the scope is refused: %s', async (_field, operation) => {
@@ -210,44 +245,46 @@ const HTTP = { type: 'HTTP', config: { url: 'http://127.0.0.1:1/batch/', token: 
 const createBody = (change: Record<string, unknown>) => () => JSON.parse(JSON.stringify({ name: 'bad', interval: 'day', destination: s3Destination(store), ...change })) as Record<string, unknown>;
 /** A create body whose S3 config has `config` over the defaults. */
 const s3With = (config: Record<string, unknown>) => () => ({ ...createBody({})(), destination: s3Destination(store, config) });
-const INVALID: { name: string; method: 'POST' | 'PATCH'; body: () => Record<string, unknown>; attr: string }[] = [
-  { name: 'no name', method: 'POST', body: createBody({ name: undefined }), attr: 'name' },
-  { name: 'no interval', method: 'POST', body: createBody({ interval: undefined }), attr: 'interval' },
-  { name: 'no destination', method: 'POST', body: createBody({ destination: undefined }), attr: 'destination' },
-  { name: "interval 'fortnightly'", method: 'POST', body: createBody({ interval: 'fortnightly' }), attr: 'interval' },
-  { name: "model 'sessions'", method: 'POST', body: createBody({ model: 'sessions' }), attr: 'model' },
-  { name: "model 'nonsense'", method: 'POST', body: createBody({ model: 'nonsense' }), attr: 'model' },
-  { name: 'offset_day on a daily interval', method: 'POST', body: createBody({ offset_day: 1 }), attr: 'offset_day' },
-  { name: 'offset_hour 24', method: 'POST', body: createBody({ offset_hour: 24 }), attr: 'offset_hour' },
-  { name: "timezone 'Mars/Olympus'", method: 'POST', body: createBody({ timezone: 'Mars/Olympus' }), attr: 'timezone' },
-  { name: "start_at 'yesterday'", method: 'POST', body: createBody({ start_at: 'yesterday' }), attr: 'start_at' },
-  { name: 'start_at after end_at', method: 'POST', body: createBody({ start_at: '2027-02-01T00:00:00Z', end_at: '2027-01-01T00:00:00Z' }), attr: 'end_at' },
-  { name: "destination type 'Snowflake'", method: 'POST', body: createBody({ destination: { type: 'Snowflake', config: {} } }), attr: 'destination__type' },
-  { name: "destination type 'FTP'", method: 'POST', body: createBody({ destination: { type: 'FTP', config: {} } }), attr: 'destination__type' },
-  { name: 'an S3 config with an unknown field', method: 'POST', body: s3With({ colour: 'blue' }), attr: 'destination' },
-  { name: 'an S3 config without bucket_name', method: 'POST', body: s3With({ bucket_name: undefined }), attr: 'destination' },
-  { name: "compression 'zstd' with JSONLines", method: 'POST', body: s3With({ compression: 'zstd' }), attr: 'destination' },
-  { name: 'a hogql_query that aggregates', method: 'POST', body: createBody({ hogql_query: 'select count() from events group by event' }), attr: 'hogql_query' },
-  { name: 'a hogql_query on persons', method: 'POST', body: createBody({ hogql_query: 'select x from persons' }), attr: 'hogql_query' },
-  { name: 'a hogql_query with a union', method: 'POST', body: createBody({ hogql_query: 'select 1 union all select 2' }), attr: 'hogql_query' },
-  { name: 'a hogql_query with a syntax error', method: 'POST', body: createBody({ hogql_query: 'select event from events where (' }), attr: 'hogql_query' },
-  { name: "filters 'not a list'", method: 'POST', body: createBody({ filters: 'not a list' }), attr: 'filters' },
-  { name: 'an HTTP destination of persons', method: 'POST', body: createBody({ model: 'persons', destination: HTTP }), attr: 'model' },
-  { name: 'a PATCH changing the destination type', method: 'PATCH', body: () => ({ destination: HTTP }), attr: 'destination__type' },
-  { name: "a PATCH to interval 'fortnightly'", method: 'PATCH', body: () => ({ interval: 'fortnightly' }), attr: 'interval' },
-  { name: 'a PATCH to offset_hour 24', method: 'PATCH', body: () => ({ offset_hour: 24 }), attr: 'offset_hour' },
-  { name: 'a PATCH to a blank name', method: 'PATCH', body: () => ({ name: ' ' }), attr: 'name' },
-  { name: 'a PATCH with a hogql_query syntax error', method: 'PATCH', body: () => ({ hogql_query: 'select from where' }), attr: 'hogql_query' },
-  { name: 'a PATCH with start_at after end_at', method: 'PATCH', body: () => ({ start_at: '2027-02-01T00:00:00Z', end_at: '2027-01-01T00:00:00Z' }), attr: 'end_at' },
-  { name: 'a PATCH emptying bucket_name', method: 'PATCH', body: () => ({ destination: { config: { bucket_name: null } } }), attr: 'destination' },
+const INVALID: { name: string; method: 'POST' | 'PATCH'; body: () => Record<string, unknown>; code: string; attr: string }[] = [
+  { name: 'no name', method: 'POST', body: createBody({ name: undefined }), code: 'required', attr: 'name' },
+  { name: 'no interval', method: 'POST', body: createBody({ interval: undefined }), code: 'required', attr: 'interval' },
+  { name: 'no destination', method: 'POST', body: createBody({ destination: undefined }), code: 'required', attr: 'destination' },
+  { name: "interval 'fortnightly'", method: 'POST', body: createBody({ interval: 'fortnightly' }), code: 'invalid_choice', attr: 'interval' },
+  { name: "model 'sessions'", method: 'POST', body: createBody({ model: 'sessions' }), code: 'invalid_input', attr: 'model' },
+  { name: "model 'nonsense'", method: 'POST', body: createBody({ model: 'nonsense' }), code: 'invalid_choice', attr: 'model' },
+  { name: 'offset_day on a daily interval', method: 'POST', body: createBody({ offset_day: 1 }), code: 'invalid_input', attr: 'offset_day' },
+  { name: 'offset_hour 24', method: 'POST', body: createBody({ offset_hour: 24 }), code: 'max_value', attr: 'offset_hour' },
+  { name: "timezone 'Mars/Olympus'", method: 'POST', body: createBody({ timezone: 'Mars/Olympus' }), code: 'invalid_choice', attr: 'timezone' },
+  { name: "start_at 'yesterday'", method: 'POST', body: createBody({ start_at: 'yesterday' }), code: 'invalid', attr: 'start_at' },
+  { name: 'start_at after end_at', method: 'POST', body: createBody({ start_at: '2027-02-01T00:00:00Z', end_at: '2027-01-01T00:00:00Z' }), code: 'invalid_input', attr: 'end_at' },
+  { name: "destination type 'Snowflake'", method: 'POST', body: createBody({ destination: { type: 'Snowflake', config: {} } }), code: 'invalid_input', attr: 'destination__type' },
+  { name: "destination type 'FTP'", method: 'POST', body: createBody({ destination: { type: 'FTP', config: {} } }), code: 'invalid_choice', attr: 'destination__type' },
+  { name: 'an S3 config with an unknown field', method: 'POST', body: s3With({ colour: 'blue' }), code: 'invalid_input', attr: 'destination' },
+  { name: 'an S3 config without bucket_name', method: 'POST', body: s3With({ bucket_name: undefined }), code: 'invalid_input', attr: 'destination' },
+  { name: "compression 'zstd' with JSONLines", method: 'POST', body: s3With({ compression: 'zstd' }), code: 'invalid_input', attr: 'destination' },
+  { name: "compression 'snappy' with JSONLines", method: 'POST', body: s3With({ compression: 'snappy' }), code: 'invalid_input', attr: 'destination' },
+  { name: 'a hogql_query that aggregates', method: 'POST', body: createBody({ hogql_query: 'select count() from events group by event' }), code: 'invalid_input', attr: 'hogql_query' },
+  { name: 'a hogql_query on persons', method: 'POST', body: createBody({ hogql_query: 'select x from persons' }), code: 'invalid_input', attr: 'hogql_query' },
+  { name: 'a hogql_query with a union', method: 'POST', body: createBody({ hogql_query: 'select 1 union all select 2' }), code: 'invalid_input', attr: 'hogql_query' },
+  { name: 'a hogql_query with a syntax error', method: 'POST', body: createBody({ hogql_query: 'select event from events where (' }), code: 'invalid_input', attr: 'hogql_query' },
+  { name: "filters 'not a list'", method: 'POST', body: createBody({ filters: 'not a list' }), code: 'invalid_input', attr: 'filters' },
+  { name: 'an HTTP destination of persons', method: 'POST', body: createBody({ model: 'persons', destination: HTTP }), code: 'invalid_input', attr: 'model' },
+  { name: 'changing the destination type', method: 'PATCH', body: () => ({ destination: HTTP }), code: 'invalid_input', attr: 'destination__type' },
+  { name: 'renaming and changing the destination type', method: 'PATCH', body: () => ({ name: 'renamed', paused: true, destination: HTTP }), code: 'invalid_input', attr: 'destination__type' },
+  { name: "interval 'fortnightly'", method: 'PATCH', body: () => ({ interval: 'fortnightly' }), code: 'invalid_choice', attr: 'interval' },
+  { name: 'renaming and offset_hour 24', method: 'PATCH', body: () => ({ name: 'renamed', offset_hour: 24 }), code: 'max_value', attr: 'offset_hour' },
+  { name: 'a blank name', method: 'PATCH', body: () => ({ name: ' ' }), code: 'blank', attr: 'name' },
+  { name: 'a hogql_query with a syntax error', method: 'PATCH', body: () => ({ hogql_query: 'select from where' }), code: 'invalid_input', attr: 'hogql_query' },
+  { name: 'start_at after end_at', method: 'PATCH', body: () => ({ start_at: '2027-02-01T00:00:00Z', end_at: '2027-01-01T00:00:00Z' }), code: 'invalid_input', attr: 'end_at' },
+  { name: 'emptying bucket_name', method: 'PATCH', body: () => ({ destination: { config: { bucket_name: null } } }), code: 'invalid_input', attr: 'destination' },
 ];
 
 describe('bad input changes nothing', () => {
-  it.each(INVALID)('$method: $name is 400 naming $attr', async ({ method, body, attr }) => {
+  it.each(INVALID)('$method: $name is 400 naming $attr', async ({ method, body, code, attr }) => {
     const before = await ownerView();
     const response = await api(stack.url, method, exportsPath(owner, method === 'PATCH' ? ids.id : ''), { key: owner.personal_api_key, body: body() });
     expect(response.status, response.text).toBe(400);
-    expect(response.body).toMatchObject({ type: 'validation_error', code: expect.any(String), detail: expect.any(String), attr });
+    expect(response.body).toMatchObject({ type: 'validation_error', code, detail: expect.any(String), attr });
     expect(Object.keys(response.body).sort()).toEqual(['attr', 'code', 'detail', 'type']);
     expect(response.text).not.toContain(S3_SECRET);
     expect(await ownerView()).toEqual(before);
@@ -262,5 +299,17 @@ describe('bad input changes nothing', () => {
     expect(response.status, response.text).toBe(400);
     expect(response.body).toMatchObject({ type: 'validation_error', attr });
     expect(await ownerView()).toEqual(before);
+  });
+});
+
+describe('keys with the scopes', () => {
+  it('read and write what they should', async () => {
+    const read = await api(stack.url, 'GET', exportsPath(owner, `${ids.id}/runs/${ids.run_id}`), { key: exportReader });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ id: ids.run_id, status: 'Completed' });
+    const writer = await createKey(stack.url, owner.personal_api_key, ['batch_export:write']);
+    const created = await createExport(stack, owner, { name: 'by the writer', destination: s3Destination(store) }, writer);
+    const deleted = await api(stack.url, 'DELETE', exportsPath(owner, created.id), { key: writer });
+    expect(deleted.status, deleted.text).toBe(204);
   });
 });
