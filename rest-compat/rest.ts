@@ -1,5 +1,5 @@
-import { filterSchema } from '@graphql-tools/utils';
-import { buildSchema, print, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+import { filterSchema, MapperKind, mapSchema } from '@graphql-tools/utils';
+import { buildSchema, GraphQLObjectType, print, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { createSofaRouter, createSofa } from 'sofa-api';
 import {
   contractError,
@@ -79,11 +79,14 @@ export function createRest(options: RestOptions): RestLayer {
   const matcher = new RouteMatcher(routes);
   const fields = new Set<string>([...routes.map((route) => route.field), INGEST_FIELD]);
   const hidden = new Set(options.hiddenFields ?? allHiddenFields);
-  const schema = filterSchema({
-    schema: buildSchema(options.apiSdl),
-    rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
-    objectFieldFilter: (type, name) => !hidden.has(`${type}.${name}`),
-  });
+  const schema = inRouteOrder(
+    filterSchema({
+      schema: buildSchema(options.apiSdl),
+      rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
+      objectFieldFilter: (type, name) => !hidden.has(`${type}.${name}`),
+    }),
+    routes,
+  );
   const printed = new WeakMap<DocumentNode, string>();
   const sofa = createSofaRouter(
     createSofa({
@@ -177,6 +180,23 @@ export function createRest(options: RestOptions): RestLayer {
       return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
     },
   };
+}
+
+/**
+ * The root fields in the order of the route table: SOFA routes a request to the first field whose
+ * path matches, in field order, so a path with a fixed segment (`batch_exports/test`) must come
+ * before one with a parameter in its place (`batch_exports/:id`), as the route table lists them.
+ */
+function inRouteOrder(schema: GraphQLSchema, routes: RestRoute[]): GraphQLSchema {
+  const rank = new Map<string, number>(routes.map((route, index) => [route.field, index]));
+  return mapSchema(schema, {
+    [MapperKind.ROOT_OBJECT]: (type) => {
+      const config = type.toConfig();
+      const position = (name: string) => rank.get(`${type.name}.${name}`) ?? Number.MAX_SAFE_INTEGER;
+      const fields = Object.fromEntries(Object.entries(config.fields).sort(([a], [b]) => position(a) - position(b)));
+      return new GraphQLObjectType({ ...config, fields });
+    },
+  });
 }
 
 function fail(error: AppError, headers: Record<string, string> = {}): Response {

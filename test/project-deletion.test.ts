@@ -66,6 +66,26 @@ const endpointRows = (id: number) =>
     id,
   );
 
+/** A batch export with a backfill and its finished run. */
+async function withBatchExport(tenant: Tenant): Promise<void> {
+  const path = `/api/environments/${tenant.environment_id}/batch_exports/`;
+  const created = await api(stack.url, 'POST', path, {
+    key: tenant.personal_api_key,
+    body: { name: 'doomed', interval: 'day', destination: { type: 'HTTP', config: { url: 'http://127.0.0.1:9/batch/', token: 'unused' } } },
+  });
+  expect(created.status, created.text).toBe(201);
+  const backfill = await api(stack.url, 'POST', `${path}${created.body.id}/backfills/`, { key: tenant.personal_api_key, body: { start_at: '2026-01-05T00:00:00Z', end_at: '2026-01-06T00:00:00Z' } });
+  expect(backfill.status, backfill.text).toBe(201);
+}
+
+/** An environment's batch export rows: exports, runs and backfills. */
+const batchExportRows = (id: number) =>
+  count(
+    `select (select count(*) from batch_exports.batch_exports where environment_id = $1) + (select count(*) from batch_exports.batch_export_runs where environment_id = $1)
+          + (select count(*) from batch_exports.batch_export_backfills where environment_id = $1) as count`,
+    id,
+  );
+
 async function withConfig(tenant: Tenant): Promise<void> {
   const created = await api(stack.url, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, { key: tenant.personal_api_key, body: { scope: 'person' } });
   expect(created.status).toBe(201);
@@ -87,7 +107,9 @@ describe('DELETE a project', () => {
     await withConfig(tenant);
     await withConversation(tenant);
     await withEndpoint(tenant);
+    await withBatchExport(tenant);
     expect(await conversationRows(tenant.environment_id)).toBe(3);
+    expect(await batchExportRows(tenant.environment_id)).toBe(3);
     // The endpoint, its two versions, the latest's one kept row, one cached answer and one logged run.
     expect(await endpointRows(tenant.environment_id)).toBe(6);
     const batch = [anEvent(), anEvent({ event: '$identify', properties: { $set: { a: 1 } } }), anEvent({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme' } })];
@@ -105,6 +127,7 @@ describe('DELETE a project', () => {
     expect(await projectRows(tenant.project_id)).toBe(0);
     expect(await conversationRows(tenant.environment_id)).toBe(0);
     expect(await endpointRows(tenant.environment_id)).toBe(0);
+    expect(await batchExportRows(tenant.environment_id)).toBe(0);
     expect(await environmentRows(tenant.project_id)).toBe(0);
     expect(await configRows(tenant.environment_id)).toBe(0);
     expect(await ingestionRows(tenant.environment_id)).toBe(0);
