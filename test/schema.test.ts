@@ -16,6 +16,7 @@ describe('generated schema artefacts', () => {
       'schema/api.graphql',
       'schema/openapi.json',
       'schema/subgraphs/accounts.graphql',
+      'schema/subgraphs/batch-exports.graphql',
       'schema/subgraphs/conversations.graphql',
       'schema/subgraphs/customer-profiles.graphql',
       'schema/subgraphs/endpoints.graphql',
