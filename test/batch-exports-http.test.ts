@@ -10,7 +10,7 @@ let stack: Stack;
 let owner: Tenant;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 /** What the receiver answers a request (by how many it has accepted before). */
-let answer: (accepted: number) => number = () => 200;
+let answer: (accepted: number) => number | Promise<number> = () => 200;
 
 beforeAll(async () => {
   stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0', BATCH_EXPORT_RETRY_DELAY_SECONDS: '1', BATCH_EXPORT_MAX_ATTEMPTS: '3' } });
@@ -80,6 +80,28 @@ describe('HTTP destination', () => {
     expect(receiver.received.map((request) => request.headers['idempotency-key'])).toEqual([0, 1, 2].map((chunk) => `${run.id}-${chunk}`));
     const indexes = receiver.received.flatMap((request) => request.body.trim().split('\n').map((line) => JSON.parse(line).properties.index as number));
     expect(indexes.sort((a, b) => a - b)).toEqual(Array.from({ length: 12_000 }, (_, index) => index));
+  });
+
+  it('pausing lets the run in progress finish', async () => {
+    receiver.received.length = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached = false;
+    answer = async () => {
+      reached = true;
+      await held;
+      return 200;
+    };
+    const created = await createExport(stack, owner, { destination: httpDestination() });
+    const started = await api(stack.url, 'POST', exportsPath(owner, `${created.id}/backfills`), { key: owner.personal_api_key, body: { start_at: '2026-01-05T00:00:00Z', end_at: '2026-01-06T00:00:00Z' } });
+    expect(started.status).toBe(201);
+    await expect.poll(() => reached, { timeout: 10_000 }).toBe(true);
+    expect((await api(stack.url, 'POST', exportsPath(owner, `${created.id}/pause`), { key: owner.personal_api_key })).body).toEqual({ paused: true });
+    release();
+    answer = () => 200;
+    await expect.poll(async () => (await runsOf(stack, owner, created.id))[0].status, { timeout: 10_000 }).toBe('Completed');
+    expect((await runsOf(stack, owner, created.id))[0].records_completed).toBe(7);
+    expect(receiver.received).toHaveLength(1);
   });
 
   it('fails at once on a 4xx, with what the destination said', async () => {

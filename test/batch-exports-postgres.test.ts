@@ -118,6 +118,7 @@ describe('PostgreSQL destination: events', () => {
       { event: '$pageview', distinct_id: 'u1' },
       { event: '$pageview', distinct_id: 'u1' },
       { event: 'purchase', distinct_id: 'u1' },
+      { event: '$pageview', distinct_id: 'u1' },
     ]);
   });
 });

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageWindow } from '../shared/pagination.js';
 import { eventCondition, type EventFilter } from './events/event-condition.js';
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
+import { refreshPersonStatistics } from './exports/query-statistics.js';
 import { countEvents, countEventsByInterval, type TrendInterval } from './events/event.repository.js';
 import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
@@ -33,6 +34,9 @@ export const ingestionFacade = {
     const { rows, count } = await listPersons(em, environmentId, { search: filter.search }, pageWindow({ limit: filter.limit }));
     return { count, results: rows.map(personRecord) };
   },
+
+  /** Analyzes the person tables if they changed much since PostgreSQL last counted them (before a long read joins them); answers the tables analyzed. */
+  refreshPersonStatistics: (em: EntityManager): Promise<string[]> => refreshPersonStatistics(em),
 
   /** The columns of a persons export (batch exports' persons model). */
   personExportColumns: PERSON_EXPORT_COLUMNS,

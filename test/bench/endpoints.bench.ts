@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +8,8 @@ import { parseHogQLSelect } from '../../subgraphs/endpoints/hogql/hogql.parser.j
 import { compileForCheck } from '../../subgraphs/endpoints/queries/query.runner.js';
 import { prepareQuery } from '../../subgraphs/endpoints/queries/query.node.js';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
-import { generateEvents } from '../kit/events.js';
 import { HOGQL_CASES } from '../kit/hogql-cases.js';
+import { ingestGenerated } from './bench.ingest.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
 import { httpRequest } from './http.request.js';
 import { percentiles } from './load.runner.js';
@@ -76,7 +75,7 @@ async function main(): Promise<void> {
   onExit(() => platform.child.stop());
   onExit(() => reportLoggedErrors([platform.child]));
   const account = await bootstrap(ROOT, env, 'Endpoints bench');
-  await ingest(platform, account);
+  await ingestGenerated(platform, account, EVENTS, NOW, { batchSize: BATCH_SIZE, senders: SENDERS });
 
   const figures = { compileMicros, ...(await measure(platform, account)) };
   report(figures, startLoad, code);
@@ -100,26 +99,6 @@ async function compileTimes(): Promise<Figures['compileMicros']> {
   }
   const count = COMPILE_ROUNDS * queries.length;
   return { parse: (parse / count) * 1000, compile: (compile / count) * 1000 };
-}
-
-async function ingest(platform: RunningPlatform, account: Bootstrapped): Promise<void> {
-  const events = [...generateEvents(EVENTS, { now: NOW })];
-  const head = `{"api_key":${JSON.stringify(account.project_api_key)},"historical_migration":true,"batch":`;
-  const bodies: Buffer[] = [];
-  for (let index = 0; index < events.length; index += BATCH_SIZE) bodies.push(Buffer.from(`${head}${JSON.stringify(events.slice(index, index + BATCH_SIZE))}}`));
-  const started = performance.now();
-  let next = 0;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SENDERS });
-  await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      while (next < bodies.length) {
-        const { status, text } = await httpRequest(`${platform.url}/batch/`, 'POST', bodies[next++]!, {}, agent);
-        if (status !== 200) throw new Error(`/batch/ answered ${status}: ${text.slice(0, 300)}`);
-      }
-    }),
-  );
-  agent.destroy();
-  say(`ingested ${EVENTS.toLocaleString('en')} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 async function measure(platform: RunningPlatform, account: Bootstrapped): Promise<Omit<Figures, 'compileMicros'>> {

@@ -44,6 +44,8 @@ function exportQuery(text: string): Promise<ExportQuery> {
  */
 export async function runSource(em: EntityManager, log: Logger, batchExport: BatchExport, destination: Destination, window: { start: Date | null; end: Date }, config: Record<string, unknown>): Promise<RunSource> {
   const teamId = batchExport.environment_id;
+  const analyzed = await ingestionFacade.refreshPersonStatistics(em);
+  if (analyzed.length > 0) log.info({ tables: analyzed }, 'person tables analyzed before an export read them');
   if (batchExport.model === 'persons') {
     const columns = ingestionFacade.personExportColumns.map((column) => ({ ...column })) as ExportColumn[];
     return { columns, pages: (signal) => prefetched<PersonKeyset>((after) => ingestionFacade.readPersonsForExport(em, teamId, window, after, PAGE_ROWS), columns, signal) };

@@ -144,21 +144,24 @@ function pageQuery(query: ExportQuery, window: ExportWindow, after: ExportKeyset
   // Every column is named as the schema names it, whatever the fields beneath are rewritten to.
   const named = { ...query.ast, select: (query.ast.select as HogQLNode[]).map((expr, index) => (isKind(expr, 'Alias') ? expr : alias(query.fields[index]!.alias, expr))) };
   const ast = rewriteFields(structuredClone(named), window.teamId);
+  // The order of the events index (environment, ingestion time, uuid): a page is read off the
+  // index in order and stops at its limit, joins included, however many events the window holds.
   const insertedAt = field('created_at');
-  const id = call('toString', [field('uuid')]);
+  const id = field('uuid');
   const at = (iso: string) => call('toDateTime', [constant(iso)]);
   const conditions: (HogQLNode | null)[] = [
     (ast.where as HogQLNode | null) ?? null,
     window.start ? compare('>=', insertedAt, at(window.start.toISOString())) : null,
     compare('<', insertedAt, at(window.end.toISOString())),
-    after ? or([compare('>', insertedAt, at(after.inserted_at)), and([compare('==', insertedAt, at(after.inserted_at)), compare('>', id, constant(after.uuid))])!]) : null,
+    after ? compare('>=', insertedAt, at(after.inserted_at)) : null,
+    after ? or([compare('>', insertedAt, at(after.inserted_at)), compare('>', id, call('toUUID', [constant(after.uuid)]))]) : null,
     window.includeEvents?.length ? compare('in', field('event'), tuple(window.includeEvents.map(constant))) : null,
     window.excludeEvents?.length ? compare('not in', field('event'), tuple(window.excludeEvents.map(constant))) : null,
     asFilterError(() => propertiesCondition(window.filters ?? null)),
   ];
   return {
     ...ast,
-    select: [...(ast.select as HogQLNode[]), alias(KEYSET_TIME, insertedAt), alias(KEYSET_ID, id)],
+    select: [...(ast.select as HogQLNode[]), alias(KEYSET_TIME, insertedAt), alias(KEYSET_ID, call('toString', [id]))],
     where: and(conditions.filter((condition): condition is HogQLNode => condition !== null)),
     order_by: [orderBy(insertedAt), orderBy(id)],
     limit: constant(limit),
