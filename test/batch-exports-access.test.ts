@@ -33,7 +33,7 @@ const NOT_FOUND: ErrorBody = { type: 'invalid_request', code: 'not_found', detai
 const missingScope = (scope: string): ErrorBody => ({ type: 'authentication_error', code: 'permission_denied', detail: `API key missing required scope '${scope}'`, attr: null });
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0' } });
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
   store = await startS3();
   [owner, stranger] = await Promise.all([seedTenant(inject('databaseUrl'), 'exports-owner'), seedTenant(inject('databaseUrl'), 'exports-stranger')]);
   const created = await createExport(stack, owner, { name: SECRET, interval: 'day', destination: s3Destination(store, { prefix: SECRET }) });

@@ -76,6 +76,8 @@ describe('a SIGKILL in the middle of batch export runs', () => {
       PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
       BATCH_EXPORT_SETTLE_SECONDS: '0',
+      BATCH_EXPORT_RETRY_DELAY_SECONDS: '1',
+      BATCH_EXPORT_MAX_ATTEMPTS: '3',
     };
     const start = async () => {
       const platform = await startPlatform(env);

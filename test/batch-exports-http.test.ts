@@ -13,7 +13,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let answer: (accepted: number) => number | Promise<number> = () => 200;
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0', BATCH_EXPORT_RETRY_DELAY_SECONDS: '1', BATCH_EXPORT_MAX_ATTEMPTS: '3' } });
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
   owner = await seedTenant(inject('databaseUrl'), 'exports-http');
   receiver = await startReceiver((_request, accepted) => answer(accepted));
   await ingest(stack, owner, SEED_EVENTS);
@@ -68,12 +68,17 @@ describe('HTTP destination', () => {
     const created = await createExport(stack, big, { destination: httpDestination() });
     const response = await api(stack.url, 'POST', exportsPath(big, `${created.id}/backfills`), { key: big.personal_api_key, body: { start_at: '2026-01-05T00:00:00Z', end_at: '2026-01-06T00:00:00Z' } });
     expect(response.status).toBe(201);
-    await drainExports(stack);
+    await drainExports(stack, big);
     const [failed] = await runsOf(stack, big, created.id);
     expect(failed).toMatchObject({ status: 'FailedRetryable', attempts: 1, cursor: { chunks: 1, records: 5000 } });
     expect(failed.latest_error).toMatch(/RetryableResponseError \(status: 503\)/);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    await drainExports(stack);
+    // Tried again a second later (BATCH_EXPORT_RETRY_DELAY_SECONDS=1).
+    await expect
+      .poll(async () => {
+        await drainExports(stack, big);
+        return (await runsOf(stack, big, created.id))[0].status;
+      }, { timeout: 20_000 })
+      .toBe('Completed');
     answer = () => 200;
     const [run] = await runsOf(stack, big, created.id);
     expect(run).toMatchObject({ status: 'Completed', records_completed: 12_000, attempts: 2, cursor: { chunks: 3, records: 12_000 } });

@@ -12,7 +12,7 @@ let owner: Tenant;
 let destination: string;
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0', BATCH_EXPORT_RETRY_DELAY_SECONDS: '1' } });
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
   owner = await seedTenant(inject('databaseUrl'), 'exports-postgres');
   destination = await createScratchDatabase(inject('databaseUrl'), 'export_destination');
   await ingest(stack, owner, SEED_EVENTS);
@@ -65,7 +65,7 @@ describe('PostgreSQL destination: events', () => {
     // As if the worker had died between the destination's commit and its own record of it.
     await sql(inject('databaseUrl'), "update batch_exports.batch_export_runs set status = 'Running', heartbeat_at = now() - interval '1 hour', records_completed = null where id = $1", [run.id]);
     await sql(inject('databaseUrl'), "update batch_exports.batch_export_runs set last_updated_at = now() - interval '1 hour' where id = $1", [run.id]);
-    await drainExports(stack);
+    await drainExports(stack, owner);
     const [again] = await runsOf(stack, owner, created.id);
     expect(again).toMatchObject({ status: 'Completed', records_completed: 7, attempts: 2 });
     expect((await rows<{ n: number }>('select count(*)::int as n from once'))[0]!.n).toBe(7);

@@ -15,7 +15,7 @@ let owner: Tenant;
 let store: S3Store;
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0', BATCH_EXPORT_RETRY_DELAY_SECONDS: '1', BATCH_EXPORT_MAX_ATTEMPTS: '3' } });
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
   owner = await seedTenant(inject('databaseUrl'), 'exports-s3');
   store = await startS3();
   await ingest(stack, owner, SEED_EVENTS);
@@ -117,7 +117,7 @@ describe('S3 destination: one file per run, or split by size with a manifest', (
     const stray = 'takeover/2026-01-05T00:00:00+00:00-2026-01-06T00:00:00+00:00-9.jsonl';
     await store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: stray, Body: 'partial' }));
     await sql(inject('databaseUrl'), "update batch_exports.batch_export_runs set status = 'Running', heartbeat_at = now() - interval '1 hour', cursor = jsonb_build_object('files', cursor->'files' || to_jsonb($2::text)) where id = $1", [run.id, stray]);
-    await drainExports(stack);
+    await drainExports(stack, big);
     const [after] = await runsOf(stack, big, created.id);
     expect(after).toMatchObject({ status: 'Completed', records_completed: 3000, attempts: 2 });
     expect(await store.keys('takeover/')).toEqual(before);
@@ -142,7 +142,7 @@ describe('S3 destination failures', () => {
     const gone = await createExport(stack, owner, { destination: s3Destination(store, { endpoint_url: 'http://127.0.0.1:9' }) });
     const response = await api(stack.url, 'POST', exportsPath(owner, `${gone.id}/backfills`), { key: owner.personal_api_key, body: { start_at: '2026-01-05T00:00:00Z', end_at: '2026-01-06T00:00:00Z' } });
     expect(response.status).toBe(201);
-    await drainExports(stack);
+    await drainExports(stack, owner);
     const [first] = await runsOf(stack, owner, gone.id);
     expect(first).toMatchObject({ status: 'FailedRetryable', attempts: 1 });
     expect(first.latest_error).toMatch(/ECONNREFUSED/);
@@ -151,7 +151,7 @@ describe('S3 destination failures', () => {
     let run = first;
     while (run.status !== 'Failed' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      await drainExports(stack);
+      await drainExports(stack, owner);
       [run] = await runsOf(stack, owner, gone.id);
     }
     expect(run).toMatchObject({ status: 'Failed', attempts: 3 });

@@ -10,7 +10,7 @@ let owner: Tenant;
 let store: S3Store;
 
 beforeAll(async () => {
-  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { BATCH_EXPORT_SETTLE_SECONDS: '0' } });
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
   owner = await seedTenant(inject('databaseUrl'), 'exports-records');
   store = await startS3();
 });
@@ -94,12 +94,12 @@ describe('pause and unpause', () => {
     // As if the export had been made 17 minutes ago: three intervals have ended since.
     await sql(inject('databaseUrl'), "update batch_exports.batch_exports set scheduled_until = scheduled_until - interval '15 minutes' where id = $1", [created.id]);
     expect((await call('POST', `${created.id}/pause`)).body).toEqual({ paused: true });
-    await drainExports(stack);
+    await drainExports(stack, owner);
     const runs = await runsOf(stack, owner, created.id);
     expect(runs).toHaveLength(3);
     expect(runs.every((run) => run.status === 'Completed')).toBe(true);
     await sql(inject('databaseUrl'), "update batch_exports.batch_exports set scheduled_until = scheduled_until - interval '15 minutes' where id = $1", [created.id]);
-    await drainExports(stack);
+    await drainExports(stack, owner);
     expect(await runsOf(stack, owner, created.id)).toHaveLength(3);
   });
 
@@ -109,7 +109,7 @@ describe('pause and unpause', () => {
     await sql(inject('databaseUrl'), "update batch_exports.batch_exports set scheduled_until = scheduled_until - interval '20 minutes' where id = $1", [created.id]);
     const [{ scheduled_until: from }] = await sql<{ scheduled_until: Date }>(inject('databaseUrl'), 'select scheduled_until from batch_exports.batch_exports where id = $1', [created.id]);
     expect((await call('POST', `${created.id}/unpause`, { backfill: true })).body).toEqual({ paused: false });
-    await drainExports(stack);
+    await drainExports(stack, owner);
     const runs = await runsOf(stack, owner, created.id);
     expect(runs.length).toBeGreaterThanOrEqual(4);
     expect(new Date(runs[0].data_interval_start)).toEqual(from);
@@ -124,8 +124,8 @@ describe('the scheduler', () => {
   it('makes one run per interval that ended, tiling time without gaps or overlaps, whatever the passes', async () => {
     const created = await createExport(stack, owner, { interval: 'every 5 minutes', destination: s3Destination(store, { prefix: 'scheduled' }) });
     await sql(inject('databaseUrl'), "update batch_exports.batch_exports set scheduled_until = scheduled_until - interval '30 minutes' where id = $1", [created.id]);
-    await Promise.all([drainExports(stack), drainExports(stack)]);
-    await drainExports(stack);
+    await Promise.all([drainExports(stack, owner), drainExports(stack, owner)]);
+    await drainExports(stack, owner);
     const runs = await runsOf(stack, owner, created.id);
     expect(runs).toHaveLength(6);
     for (let index = 1; index < runs.length; index++) expect(runs[index].data_interval_start).toBe(runs[index - 1].data_interval_end);

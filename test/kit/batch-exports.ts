@@ -50,13 +50,25 @@ export async function createExport(stack: Stack, owner: Tenant, body: Record<str
 export async function backfill(stack: Stack, owner: Tenant, id: string, start_at: string, end_at: string): Promise<string> {
   const response = await api(stack.url, 'POST', exportsPath(owner, `${id}/backfills`), { key: owner.personal_api_key, body: { start_at, end_at } });
   expect(response.status, response.text).toBe(201);
-  await drainExports(stack);
+  await drainExports(stack, owner);
   return response.body.backfill_id as string;
 }
 
-/** Works the runs that are due now, in this process. */
-export function drainExports(stack: Stack): Promise<void> {
-  return stack.subgraphs.workers['batch-exports']!.drain();
+/**
+ * Works the runs that are due now, in this process; with `owner`, then waits until no run of its
+ * environment is waiting to start or running (another suite's process on the same database may
+ * have taken one). Runs waiting for a retry are left to wait.
+ */
+export async function drainExports(stack: Stack, owner?: Pick<Tenant, 'environment_id'>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await stack.subgraphs.workers['batch-exports']!.drain();
+    if (!owner) return;
+    const [open] = await sql<{ n: number }>(stack.config.DATABASE_URL!, "select count(*)::int as n from batch_exports.batch_export_runs where environment_id = $1 and status in ('Starting', 'Running')", [owner.environment_id]);
+    if (open!.n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${open!.n} runs still open after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** An export's runs, oldest interval first, through REST. */

@@ -61,6 +61,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       MAX_LARGE_BODY_BYTES: String(options.maxLargeBodyBytes ?? 16 * 1_048_576),
       ...(options.maxIngestBodyBytes ? { MAX_INGEST_BODY_BYTES: String(options.maxIngestBodyBytes) } : {}),
       SMTP_URL: options.smtpUrl,
+      // Every stack of a run shares the database, and any of them may work a batch export run:
+      // the same quick policy everywhere (read at once, a retry a second later, three tries).
+      BATCH_EXPORT_SETTLE_SECONDS: '0',
+      BATCH_EXPORT_RETRY_DELAY_SECONDS: '1',
+      BATCH_EXPORT_MAX_ATTEMPTS: '3',
       ...options.env,
     }),
   );

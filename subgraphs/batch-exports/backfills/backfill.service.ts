@@ -37,17 +37,28 @@ export class BackfillService {
     const spec = specOf(item);
     const intervals = intervalsEndingIn(spec, boundaryAtOrBefore(spec, start), end, MAX_BACKFILL_RUNS + 1);
     if (intervals.length > MAX_BACKFILL_RUNS) throw new ValidationError(`The range holds more than ${MAX_BACKFILL_RUNS} intervals of this export: backfill it in parts.`, 'start_at');
-    const backfill = await this.start(item, start, end, intervals);
+    const backfill = await this.startRuns(item, start, end, intervals);
     return { backfill_id: backfill.id };
   }
 
-  /** A backfill of exactly `[start, end)` (the time a paused export's schedule skipped). */
-  async startGap(item: BatchExport, gap: DataInterval): Promise<BatchExportBackfill> {
-    const intervals = intervalsEndingIn(specOf(item), gap.start, gap.end, MAX_BACKFILL_RUNS).map(({ start, end }) => ({ start: start < gap.start ? gap.start : start, end }));
-    return this.start(item, gap.start, gap.end, intervals);
+  /**
+   * Backfills of exactly `[start, end)` (the time a paused export's schedule skipped): as many as
+   * it takes, MAX_BACKFILL_RUNS intervals each, so that no part of a long gap is left out.
+   */
+  async startGap(item: BatchExport, gap: DataInterval): Promise<BatchExportBackfill[]> {
+    const backfills: BatchExportBackfill[] = [];
+    let from = gap.start;
+    while (from < gap.end) {
+      const intervals = intervalsEndingIn(specOf(item), from, gap.end, MAX_BACKFILL_RUNS).map(({ start, end }) => ({ start: start < from ? from : start, end }));
+      if (intervals.length === 0) break;
+      backfills.push(await this.startRuns(item, from, intervals.at(-1)!.end, intervals));
+      from = intervals.at(-1)!.end;
+    }
+    return backfills;
   }
 
-  private async start(item: BatchExport, start: Date, end: Date, intervals: DataInterval[]): Promise<BatchExportBackfill> {
+  /** A backfill of the given intervals (a run exported again covers its own interval, whatever the export's is now). */
+  async startRuns(item: BatchExport, start: Date, end: Date, intervals: DataInterval[]): Promise<BatchExportBackfill> {
     const backfill = Object.assign(new BatchExportBackfill(), { batch_export: this.em.getReference(BatchExport, item.id, { wrapped: true }), environment_id: item.environment_id, start_at: start, end_at: end, total_runs: intervals.length });
     await this.em.transactional(async (tx) => {
       tx.persist(backfill);

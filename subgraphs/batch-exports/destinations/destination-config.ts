@@ -92,3 +92,13 @@ export function splitSecrets(fields: readonly ConfigField[], config: JsonObject)
   for (const [name, value] of Object.entries(config)) (secretNames.has(name) ? secrets : open)[name] = value;
   return { open, secrets };
 }
+
+/** A destination's words with the config's secret values masked: a server's refusal may repeat the user or token it refused. */
+export function redactSecrets(message: string, fields: readonly ConfigField[], config: JsonObject): string {
+  let text = message;
+  for (const field of fields) {
+    const value = config[field.name];
+    if (field.secret && typeof value === 'string' && value.length >= 3) text = text.split(value).join('********');
+  }
+  return text;
+}

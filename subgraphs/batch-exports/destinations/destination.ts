@@ -10,6 +10,8 @@ export interface DeliveryContext {
   /** The whole config, defaults filled in and secrets opened. */
   config: JsonObject;
   columns: ExportColumn[];
+  /** Names what the run exports (model, query, filters, the config's open fields): attempts of one run with another fingerprint export other rows. */
+  fingerprint: string;
   /** What the destination kept of an earlier attempt of this run (null on the first). */
   cursor: JsonObject | null;
   /** Keeps the destination's progress with the run; refused (throws) when the run was taken over or stopped. */
@@ -53,6 +55,8 @@ export interface Destination {
   type: string;
   fields: readonly ConfigField[];
   models: readonly string[];
+  /** Fields that say where the secrets go: a change of one needs the secrets sent again. */
+  targetFields: readonly string[];
   /** Whether it exports the columns of a `hogql_query` (else only its own default fields). */
   takesQuery: boolean;
   /** The default fields it exports of the events model, as a HogQL query. */

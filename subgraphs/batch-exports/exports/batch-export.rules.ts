@@ -38,7 +38,8 @@ export function checkTimezone(timezone: unknown): string | undefined {
   if (timezone === undefined) return undefined;
   if (timezone === null) return 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone) || timezone.trim() !== timezone || timezone === '') throw choice(timezone, 'timezone');
-  return timezone;
+  // The zone's own name (`europe/berlin` is Europe/Berlin).
+  return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
 }
 
 const DATETIME_FORMAT = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';

@@ -53,7 +53,7 @@ export class BatchExportService {
       interval: checkInterval(args.interval, true)!,
       created_by_id: requireUserId(actor),
     });
-    await this.apply(item, args, true);
+    await this.apply(item, args, null);
     const now = new Date();
     item.scheduled_until = boundaryAtOrBefore(specOf(item), item.start_at && item.start_at > now ? item.start_at : now);
     if (args.paused) {
@@ -67,28 +67,34 @@ export class BatchExportService {
 
   async update(actor: Actor, args: UpdateBatchExportArgs): Promise<BatchExportRecord> {
     const item = await findExport(this.em, actor, args.project_id, args.id);
+    const previousInterval = item.interval;
     const name = checkName(args.name, false);
     if (name !== undefined) item.name = name;
     const model = checkModel(args.model);
     if (model !== undefined) item.model = model;
     const interval = checkInterval(args.interval, false);
     if (interval !== undefined) item.interval = interval;
-    await this.apply(item, args, false);
+    // Offsets left out of a PATCH stay, unless the interval changed (each interval has its own).
+    await this.apply(item, args, { offset: item.interval === previousInterval ? item.interval_offset : null });
     await this.em.flush();
     if (args.paused === true) await this.pause(actor, args.project_id, args.id);
     if (args.paused === false) await this.unpause(actor, { project_id: args.project_id, id: args.id });
     return this.get(actor, args.project_id, item.id);
   }
 
-  /** The settings a create and an update share, checked together (the destination against the model, the offsets against the interval). */
-  private async apply(item: BatchExport, args: BatchExportSettingsArgs, creating: boolean): Promise<void> {
+  /**
+   * The settings a create and an update share, checked together (the destination against the
+   * model, the offsets against the interval); `stored` is what an update keeps (null on create).
+   */
+  private async apply(item: BatchExport, args: BatchExportSettingsArgs, stored: { offset: number | null } | null): Promise<void> {
+    const creating = stored === null;
     if (args.destination !== undefined && args.destination !== null) {
       const input = readDestination(args.destination, creating ? null : item);
       Object.assign(item, { destination_type: input.destination.type, destination_config: input.open, destination_secrets: input.sealed });
     }
     const timezone = checkTimezone(args.timezone);
     if (timezone !== undefined) item.timezone = timezone;
-    item.interval_offset = intervalOffset(item.interval as never, args.offset_day, args.offset_hour, creating || args.interval ? null : item.interval_offset);
+    item.interval_offset = intervalOffset(item.interval as never, args.offset_day, args.offset_hour, stored?.offset ?? null);
     const start = checkDateTime(args.start_at, 'start_at');
     if (start !== undefined) item.start_at = start;
     const end = checkDateTime(args.end_at, 'end_at');

@@ -15,6 +15,21 @@ export interface DestinationInput {
   sealed: string | null;
 }
 
+/**
+ * Stored credentials never follow a destination to a new address: a PATCH that moves it (another
+ * host, URL or endpoint) must send the secret fields again.
+ */
+function requireSecretsForNewTarget(destination: Destination, given: JsonObject, stored: StoredDestination): void {
+  const before = withDefaults(destination.fields, stored.destination_config);
+  const moved = destination.targetFields.filter((name) => given[name] !== undefined && given[name] !== before[name]);
+  if (moved.length === 0) return;
+  const secrets = destination.fields.filter((field) => field.secret).map((field) => field.name);
+  const missing = secrets.filter((name) => given[name] === undefined || given[name] === null);
+  if (missing.length > 0) {
+    throw new ValidationError(`Changing ${moved.join(', ')} needs the secret fields sent again (${missing.join(', ')}): stored credentials are not sent to a new address.`, 'destination');
+  }
+}
+
 export interface StoredDestination {
   destination_type: string;
   destination_config: JsonObject;
@@ -34,6 +49,7 @@ export function readDestination(input: unknown, stored: StoredDestination | null
   }
   const destination = requireDestination(type);
   const given = checkConfig(destination.fields, input.config ?? {}, stored !== null);
+  if (stored) requireSecretsForNewTarget(destination, given, stored);
   const config = stored ? { ...stored.destination_config, ...openSecrets(stored.destination_secrets), ...given } : given;
   for (const [name, value] of Object.entries(config)) if (value === null) delete config[name];
   // A PATCH that emptied a required field leaves a config a run could not use.

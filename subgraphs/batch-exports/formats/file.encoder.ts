@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { constants, createBrotliCompress, createGzip, brotliCompressSync, gzipSync } from 'node:zlib';
 import type { ExportColumn, ExportPage } from './export-columns.js';
 import { jsonLinesEncoder } from './jsonlines.encoder.js';
@@ -33,20 +34,39 @@ export interface FileEncoder {
   readonly bytes: number;
 }
 
-/** Counts what reaches `out` and waits when it is full. */
+/** Counts what reaches `out` and waits when it is full; fails once `out` takes nothing more (its reader failed or went). */
 class Sink {
   bytes = 0;
 
   constructor(readonly out: Writable) {}
 
   async write(chunk: Uint8Array | string): Promise<void> {
+    if (this.out.destroyed) throw this.stopped();
     this.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    if (!this.out.write(chunk)) await this.drained();
   }
 
   async end(): Promise<void> {
+    if (this.out.destroyed) throw this.stopped();
     this.out.end();
-    if (!this.out.writableFinished) await once(this.out, 'finish');
+    await finished(this.out, { readable: false });
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const settle = (error?: Error) => {
+        this.out.off('drain', onDrain).off('close', onClose).off('error', settle);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(this.stopped());
+      this.out.on('drain', onDrain).on('close', onClose).on('error', settle);
+    });
+  }
+
+  private stopped(): Error {
+    return this.out.errored ?? new Error('The destination stopped reading the file.');
   }
 }
 
@@ -62,11 +82,15 @@ function jsonLinesFile(compression: string | null, columns: ExportColumn[], sink
       : compression === 'brotli'
         ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })
         : null;
-  // The compressor's output is counted as it reaches the sink; a full sink holds the compressor back.
+  // The compressor's output is counted as it reaches the sink; a full sink holds the compressor
+  // back, and a sink that fails stops the writes waiting on the compressor.
   const piped = compressor
     ? (async () => {
         for await (const chunk of compressor) await sink.write(chunk as Buffer);
-      })()
+      })().catch((error: unknown) => {
+        compressor.destroy();
+        throw error;
+      })
     : null;
   piped?.catch(() => undefined);
   return {
@@ -76,7 +100,7 @@ function jsonLinesFile(compression: string | null, columns: ExportColumn[], sink
     async write(page) {
       const text = encode(page.rows);
       if (!compressor) return sink.write(text);
-      if (!compressor.write(text)) await once(compressor, 'drain');
+      if (!compressor.write(text)) await Promise.race([once(compressor, 'drain'), piped]);
     },
     async finish() {
       if (compressor) {

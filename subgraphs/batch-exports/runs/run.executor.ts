@@ -2,8 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Config } from '../../shared/config.js';
-import { withDefaults } from '../destinations/destination-config.js';
-import { DestinationError, type Delivery } from '../destinations/destination.js';
+import { sha256Hex } from '../../shared/crypto.js';
+import type { JsonObject } from '../../shared/validation.js';
+import { redactSecrets, withDefaults } from '../destinations/destination-config.js';
+import { DestinationError, type Delivery, type Destination } from '../destinations/destination.js';
 import { destinationOf } from '../destinations/destinations.js';
 import { BatchExport } from '../exports/batch-export.entity.js';
 import { openSecrets } from '../exports/destination-secrets.js';
@@ -45,13 +47,18 @@ export async function executeRun(runtime: RunRuntime, runId: string): Promise<vo
   runtime.active.add(lease);
   const batchExport = run.batch_export.getEntity();
   const started = Date.now();
+  let redact = (message: string) => message;
   try {
-    const delivery = await deliver(runtime, run, batchExport, lease);
+    const destination = destinationOf(batchExport.destination_type);
+    if (!destination) throw new DestinationError(`Unknown destination type ${batchExport.destination_type}`, false);
+    const config = withDefaults(destination.fields, { ...batchExport.destination_config, ...openSecrets(batchExport.destination_secrets) });
+    redact = (message) => redactSecrets(message, destination.fields, config);
+    const delivery = await deliver(runtime, run, batchExport, lease, destination, config);
     if (await lease.complete(delivery.records, delivery.bytes, delivery.cursor ?? null)) {
       log.info({ run: runId, batch_export: batchExport.id, records: delivery.records, bytes: delivery.bytes, ms: Date.now() - started }, 'batch export run completed');
     }
   } catch (error) {
-    await recordFailure(runtime, lease, error, databaseUrl);
+    await recordFailure(runtime, lease, error, databaseUrl, redact);
   } finally {
     lease.stop();
     runtime.active.delete(lease);
@@ -59,10 +66,7 @@ export async function executeRun(runtime: RunRuntime, runId: string): Promise<vo
   if (run.backfill_id) await settleBackfill(em, databaseUrl, run.backfill_id);
 }
 
-async function deliver(runtime: RunRuntime, run: BatchExportRun, batchExport: BatchExport, lease: RunLease): Promise<Delivery> {
-  const destination = destinationOf(batchExport.destination_type);
-  if (!destination) throw new DestinationError(`Unknown destination type ${batchExport.destination_type}`, false);
-  const config = withDefaults(destination.fields, { ...batchExport.destination_config, ...openSecrets(batchExport.destination_secrets) });
+async function deliver(runtime: RunRuntime, run: BatchExportRun, batchExport: BatchExport, lease: RunLease, destination: Destination, config: JsonObject): Promise<Delivery> {
   const window = { start: run.data_interval_start, end: run.data_interval_end };
   const source = await runSource(runtime.em, runtime.log, batchExport, destination, window, config);
   return destination.deliver(
@@ -71,7 +75,8 @@ async function deliver(runtime: RunRuntime, run: BatchExportRun, batchExport: Ba
       batchExport: { id: batchExport.id, name: batchExport.name, model: batchExport.model, environment_id: batchExport.environment_id },
       config,
       columns: source.columns,
-      cursor: run.cursor,
+      fingerprint: sha256Hex(JSON.stringify([batchExport.model, batchExport.hogql_query, batchExport.filters, batchExport.destination_config, source.columns])),
+      cursor: lease.cursor,
       saveCursor: (cursor) => lease.saveCursor(cursor),
       signal: lease.signal,
       log: runtime.log.child({ run: run.id }),
@@ -80,13 +85,15 @@ async function deliver(runtime: RunRuntime, run: BatchExportRun, batchExport: Ba
   );
 }
 
-async function recordFailure(runtime: RunRuntime, lease: RunLease, error: unknown, databaseUrl: string): Promise<void> {
+async function recordFailure(runtime: RunRuntime, lease: RunLease, error: unknown, databaseUrl: string, redact: (message: string) => string): Promise<void> {
   const { log, config } = runtime;
   if (error instanceof LeaseLostError || lease.signal.aborted) {
     log.info({ run: lease.runId }, 'batch export run left off: it was cancelled, deleted or taken over');
     return;
   }
-  const { message, retryable } = describe(error);
+  const described = describe(error);
+  const { retryable } = described;
+  const message = redact(described.message);
   if (retryable && lease.attempt < config.BATCH_EXPORT_MAX_ATTEMPTS) {
     const delayMs = Math.min(3600, config.BATCH_EXPORT_RETRY_DELAY_SECONDS * 2 ** (lease.attempt - 1)) * 1000;
     const retryAt = new Date(Date.now() + delayMs);

@@ -24,23 +24,27 @@ export class LeaseLostError extends Error {
 export class RunLease {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  /** When a heartbeat last reached the database. */
+  private lastBeat = Date.now();
 
   private constructor(
     private readonly em: EntityManager,
     readonly runId: string,
     readonly attempt: number,
+    /** What the destination kept of earlier attempts, as it stood when this one took the run. */
+    readonly cursor: JsonObject | null,
   ) {}
 
   static async take(em: EntityManager, runId: string): Promise<RunLease | null> {
-    const [taken] = await em.execute<{ attempt: number }[]>(
+    const [taken] = await em.execute<{ attempt: number; cursor: JsonObject | null }[]>(
       `update ${RUNS} set status = 'Running', attempt = attempt + 1, heartbeat_at = now(), last_updated_at = now(), retry_at = null
         where id = ? and (status = 'Starting' or (status = 'FailedRetryable' and retry_at <= now())
           or (status = 'Running' and heartbeat_at < now() - interval '${STALE_AFTER_SECONDS} seconds'))
-        returning attempt`,
+        returning attempt, cursor`,
       [runId],
     );
     if (!taken) return null;
-    const lease = new RunLease(em, runId, taken.attempt);
+    const lease = new RunLease(em, runId, taken.attempt, taken.cursor);
     lease.timer = setInterval(() => void lease.beat(), HEARTBEAT_MS);
     return lease;
   }
@@ -52,9 +56,12 @@ export class RunLease {
 
   private async beat(): Promise<void> {
     try {
-      if (!(await this.update('heartbeat_at = now()', []))) this.lose();
+      if (await this.update('heartbeat_at = now()', [])) this.lastBeat = Date.now();
+      else this.lose();
     } catch {
-      // The database away for a moment: the next beat tries again, and the lease holds as long as it is trusted.
+      // The database away for a moment: the next beat tries again. Past the time others trust a
+      // silent worker, less a margin, this one stops: another may have taken the run over.
+      if (Date.now() - this.lastBeat > (STALE_AFTER_SECONDS - 10) * 1000) this.lose();
     }
   }
 

@@ -47,7 +47,8 @@ export class RunService {
   /** Exports the run's interval again, as a backfill of that interval (PostHog's retry). */
   async retry(actor: Actor, args: RunArgs): Promise<BackfillCreatedRecord> {
     const run = await this.find(actor, args);
-    const backfill = await new BackfillService(this.em, this.log).startGap(run.batch_export.getEntity(), { start: run.data_interval_start ?? run.data_interval_end, end: run.data_interval_end });
+    const interval = { start: run.data_interval_start ?? run.data_interval_end, end: run.data_interval_end };
+    const backfill = await new BackfillService(this.em, this.log).startRuns(run.batch_export.getEntity(), interval.start, interval.end, [interval]);
     return { backfill_id: backfill.id };
   }
 

@@ -1,21 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Past this, a transaction still open from before the interval's end is taken for stuck and the run goes on. */
-const MAX_WAIT_MS = 10 * 60_000;
+const MAX_WAIT_SECONDS = 600;
 
 /**
  * Whether an interval can be read: `settleMs` (BATCH_EXPORT_SETTLE_SECONDS) past its end, and no
  * writing transaction begun before its end still open. Events and persons are stamped with the
- * time their transaction began, so rows inside `[start, end)` may arrive until each such
- * transaction has ended. Waits at most MAX_WAIT_MS past the end.
+ * time their transaction began, by the database's clock (so the database's clock judges), and rows
+ * inside `[start, end)` may arrive until each such transaction has ended. A transaction writes
+ * from its first statement (an ingestion batch locks its project first), so the ones that will
+ * write have an id. Waits at most MAX_WAIT_SECONDS past the end.
  */
-export async function isSettled(em: EntityManager, end: Date, settleMs: number, now = Date.now()): Promise<boolean> {
-  if (end.getTime() + settleMs > now) return false;
-  if (end.getTime() + MAX_WAIT_MS < now) return true;
-  const [open] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid() and backend_xid is not null and xact_start < ?`,
-    [end],
+export async function isSettled(em: EntityManager, end: Date, settleMs: number): Promise<boolean> {
+  const [state] = await em.execute<{ due: boolean; overdue: boolean; open: number }[]>(
+    `select now() >= ?::timestamptz + ? * interval '1 millisecond' as due,
+            now() >= ?::timestamptz + interval '${MAX_WAIT_SECONDS} seconds' as overdue,
+            (select count(*)::int from pg_stat_activity
+              where datname = current_database() and pid <> pg_backend_pid() and backend_xid is not null and xact_start < ?) as open`,
+    [end, settleMs, end, end],
   );
-  return open!.n === 0;
+  return state!.due && (state!.overdue || state!.open === 0);
 }

@@ -1,5 +1,5 @@
 import type { BatchExport } from '../exports/batch-export.entity.js';
-import { intervalsEndingIn, type DataInterval, type Interval, type IntervalSpec } from './interval.js';
+import { boundaryAtOrBefore, intervalsEndingIn, type DataInterval, type Interval, type IntervalSpec } from './interval.js';
 
 /** How an export's intervals lie. */
 export function specOf(batchExport: Pick<BatchExport, 'interval' | 'interval_offset' | 'timezone'>): IntervalSpec {
@@ -15,9 +15,13 @@ export const MAX_RUNS_PER_PASS = 500;
  * when the interval changed meanwhile (so nothing is exported twice or skipped).
  */
 export function dueIntervals(batchExport: Pick<BatchExport, 'interval' | 'interval_offset' | 'timezone' | 'scheduled_until' | 'end_at' | 'start_at'>, now: Date): DataInterval[] {
+  const spec = specOf(batchExport);
   const until = batchExport.end_at && batchExport.end_at < now ? batchExport.end_at : now;
-  const intervals = intervalsEndingIn(specOf(batchExport), batchExport.scheduled_until, until, MAX_RUNS_PER_PASS);
+  // A start moved past the schedule (a PATCH of start_at) begins the schedule at its interval.
+  const startAt = batchExport.start_at;
+  const from = startAt && startAt > batchExport.scheduled_until ? boundaryAtOrBefore(spec, startAt) : batchExport.scheduled_until;
+  const intervals = intervalsEndingIn(spec, from, until, MAX_RUNS_PER_PASS);
   return intervals
-    .filter(({ end }) => !batchExport.start_at || end.getTime() > batchExport.start_at.getTime())
-    .map(({ start, end }) => ({ start: start < batchExport.scheduled_until ? batchExport.scheduled_until : start, end }));
+    .filter(({ end }) => !startAt || end.getTime() > startAt.getTime())
+    .map(({ start, end }) => ({ start: start < from ? from : start, end }));
 }

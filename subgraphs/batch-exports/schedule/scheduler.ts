@@ -38,10 +38,12 @@ export async function insertRuns(em: EntityManager, batchExport: BatchExport, in
 
 /** One pass: the runs every unpaused export is due, each export in a transaction of its own, then their jobs. */
 export async function scheduleDueExports(em: EntityManager, databaseUrl: string, now = new Date()): Promise<number> {
-  const due = await em.find(BatchExport, { paused: false, scheduled_until: { $lt: now } }, { fields: ['id'] });
+  const candidates = await em.fork().find(BatchExport, { paused: false, scheduled_until: { $lt: now } }, { fields: ['id', 'interval', 'interval_offset', 'timezone', 'scheduled_until', 'start_at', 'end_at'] });
+  // Only exports with an interval over are locked and scheduled; most have none most of the time.
+  const due = candidates.filter((candidate) => dueIntervals(candidate, now).length > 0);
   let made = 0;
   for (const { id } of due) {
-    const ids = await em.transactional(async (tx) => {
+    const ids = await em.fork().transactional(async (tx) => {
       const locked = await tx.findOne(BatchExport, { id, paused: false }, { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
       return locked ? scheduleExport(tx, locked, now) : [];
     });
@@ -58,7 +60,12 @@ export async function scheduleDueExports(em: EntityManager, databaseUrl: string,
  */
 export async function sweepRuns(em: EntityManager, databaseUrl: string): Promise<number> {
   const rows = await em.execute<{ id: string }[]>(
-    `(select id from ${RUNS} where status = 'Starting' and last_updated_at < now() - interval '1 minute' order by created_at limit 100)
+    // A backfill's runs go one after another: only its oldest waiting run, and none while one runs.
+    `(select id from (select distinct on (coalesce(r.backfill_id, r.id)) r.id, r.created_at from ${RUNS} r
+                       where r.status = 'Starting' and r.last_updated_at < now() - interval '1 minute'
+                         and (r.backfill_id is null or not exists (select 1 from ${RUNS} o where o.backfill_id = r.backfill_id and o.status = 'Running'))
+                       order by coalesce(r.backfill_id, r.id), r.data_interval_end) waiting
+       order by created_at limit 100)
      union all (select id from ${RUNS} where status = 'FailedRetryable' and retry_at < now() - interval '30 seconds' limit 100)
      union all (select id from ${RUNS} where status = 'Running' and heartbeat_at < now() - interval '${STALE_AFTER_SECONDS} seconds' limit 100)`,
   );

@@ -3,7 +3,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { AppError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { isObject } from '../../shared/validation.js';
-import { checkConfig, withDefaults } from '../destinations/destination-config.js';
+import { checkConfig, redactSecrets, withDefaults } from '../destinations/destination-config.js';
 import { DestinationError, type Destination } from '../destinations/destination.js';
 import { destinationOf } from '../destinations/destinations.js';
 import { environmentOf, findExport } from '../exports/batch-export.access.js';
@@ -55,13 +55,14 @@ export class TestStepService {
       if (error instanceof AppError) return { ...base, result: { status: 'Failed', message: "The test step cannot run as it's not configured." } };
       throw error;
     }
+    const redact = (message: string) => redactSecrets(message, destination.fields, config);
     try {
       await step.run(withDefaults(destination.fields, config), AbortSignal.timeout(STEP_TIMEOUT_MS));
       return { ...base, result: { status: 'Passed', message: null } };
     } catch (error) {
-      if (error instanceof DestinationError) return { ...base, result: { status: 'Failed', message: error.message } };
-      this.log.warn({ err: error, step: step.name }, 'batch export test step failed unexpectedly');
-      return { ...base, result: { status: 'Failed', message: `The test step failed with an unknown error: ${(error as Error).message}.` } };
+      if (error instanceof DestinationError) return { ...base, result: { status: 'Failed', message: redact(error.message) } };
+      this.log.warn({ step: step.name, err: redact((error as Error).message) }, 'batch export test step failed unexpectedly');
+      return { ...base, result: { status: 'Failed', message: redact(`The test step failed with an unknown error: ${(error as Error).message}.`) } };
     }
   }
 

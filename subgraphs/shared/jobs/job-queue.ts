@@ -41,7 +41,7 @@ export interface JobQueue {
   send<T extends object>(queue: string, data: T, options?: JobOptions): Promise<string | null>;
   /** Runs `handler` on a cron schedule (UTC), once per occurrence across every process. */
   every(queue: string, cron: string, handler: JobHandler<object>): Promise<void>;
-  /** Works the jobs of a queue that are due now, in the caller's turn (tests; a drain before stop). */
+  /** Works the jobs of a queue that are due now, in the caller's turn, and waits for those this process works (tests; a drain before stop). */
   drain(queue: string): Promise<void>;
   /** Jobs of a queue not yet done (created, retrying or active). */
   pending(queue: string): Promise<number>;
@@ -53,6 +53,8 @@ interface Shared {
   started: Promise<PgBoss>;
   users: number;
   handlers: Map<string, JobHandler<object>>;
+  /** Jobs this process is working, by queue: what a drain waits for besides the jobs due. */
+  active: Map<string, number>;
   /** Queue creations, one at a time: pg-boss makes a table partition for each, and two at once deadlock. */
   creating: Promise<unknown>;
 }
@@ -65,7 +67,7 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
   if (!entry) {
     const boss = new PgBoss({ connectionString: url, schema: JOB_SCHEMA, max: 4, pollingIntervalSeconds: 1, application_name: 'analytics-jobs' });
     boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
-    entry = { boss, started: boss.start(), users: 0, handlers: new Map(), creating: Promise.resolve() };
+    entry = { boss, started: boss.start(), users: 0, handlers: new Map(), active: new Map(), creating: Promise.resolve() };
     shared.set(url, entry);
   }
   entry.users += 1;
@@ -86,7 +88,12 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
     created.add(queue);
   };
   const run = async (queue: string, job: PgBoss.Job<object>) => {
-    await handlers.get(queue)!(job.data, { id: job.id, queue });
+    mine.active.set(queue, (mine.active.get(queue) ?? 0) + 1);
+    try {
+      await handlers.get(queue)!(job.data, { id: job.id, queue });
+    } finally {
+      mine.active.set(queue, mine.active.get(queue)! - 1);
+    }
   };
   let closed = false;
   const jobs: JobQueue = {
@@ -112,8 +119,9 @@ export async function openJobQueue(orm: Orm, log: Logger): Promise<JobQueue> {
     async drain(queue) {
       await ensure(queue);
       const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-      // Works what is due here; a job another worker holds (this process's polling one) is waited for.
-      while ((await dueOrActive(boss, queue)) > 0) {
+      // Works what is due here and waits for what this process's polling workers hold; a job another
+      // process holds is that process's to finish.
+      while ((await due(boss, queue)) + (mine.active.get(queue) ?? 0) > 0) {
         const [job] = await boss.fetch<object>(queue);
         if (job) {
           try {
@@ -156,10 +164,10 @@ async function createQueue(boss: PgBoss, queue: string, dedupe: boolean): Promis
   }
 }
 
-/** Jobs of a queue that are due now or being worked. */
-async function dueOrActive(boss: PgBoss, queue: string): Promise<number> {
+/** Jobs of a queue that are due now (the ones being worked elsewhere are that process's to finish). */
+async function due(boss: PgBoss, queue: string): Promise<number> {
   const { rows } = await boss.getDb().executeSql(
-    `select count(*)::int as n from ${JOB_SCHEMA}.job where name = $1 and (state = 'active' or (state in ('created', 'retry') and start_after <= now()))`,
+    `select count(*)::int as n from ${JOB_SCHEMA}.job where name = $1 and state in ('created', 'retry') and start_after <= now()`,
     [queue],
   );
   return (rows[0] as { n: number }).n;

@@ -21,7 +21,11 @@ export async function deliverChunks(context: DeliveryContext, pages: AsyncIterab
   const { config } = context;
   const posthog = config.body_format === 'PostHogBatch';
   const encode = jsonLinesEncoder(context.columns);
-  const done = { chunks: Number(context.cursor?.chunks ?? 0), records: Number(context.cursor?.records ?? 0) };
+  const done = { chunks: Number(context.cursor?.chunks ?? 0), records: Number(context.cursor?.records ?? 0), fingerprint: context.fingerprint };
+  // Resuming counts rows off: only the rows of the same settings come in the same order.
+  if (done.chunks > 0 && context.cursor?.fingerprint !== context.fingerprint) {
+    throw new DestinationError(`The export's settings changed after ${done.chunks} chunks of this run were sent: retry the run to send its interval again under the new settings.`, false);
+  }
   let skip = done.records;
   let bytes = 0;
   let lines: string[] = [];

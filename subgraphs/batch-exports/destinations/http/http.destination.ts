@@ -22,6 +22,7 @@ export const httpDestination: Destination = {
   type: 'HTTP',
   fields: HTTP_FIELDS,
   models: ['events'],
+  targetFields: ['url'],
   takesQuery: false,
   eventsQuery: 'SELECT uuid, distinct_id, timestamp, event, properties FROM events',
   check(config) {

@@ -16,6 +16,10 @@ export async function connect(config: JsonObject): Promise<pg.Client> {
     database: String(config.database),
     ssl,
     connectionTimeoutMillis: 10_000,
+    // A server gone silent fails the run (to be tried again) rather than holding it.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    statement_timeout: 3_600_000,
     application_name: 'analytics-batch-export',
   });
   // A connection lost between queries must not crash the process; the next query fails instead.

@@ -24,6 +24,9 @@ export async function deliverRows(context: DeliveryContext, pages: AsyncIterable
   context.signal.addEventListener('abort', stop, { once: true });
   try {
     await client.query('BEGIN');
+    // Attempts of one run take turns: a second one (its worker took the run over from a silent
+    // one) waits for the first's transaction, then finds the run delivered.
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`batch-export-run:${run.id}`]);
     const persons = batchExport.model === 'persons';
     const definition = context.columns.length && !isDefault(context.columns, persons) ? tableForColumns(context.columns) : persons ? PERSONS_TABLE : EVENTS_TABLE;
     await client.query(createTableSql(schema, table, definition, persons ? ['team_id', 'distinct_id'] : null));

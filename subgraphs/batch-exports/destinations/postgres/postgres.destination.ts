@@ -69,6 +69,7 @@ export const postgresDestination: Destination = {
   type: 'Postgres',
   fields: POSTGRES_FIELDS,
   models: ['events', 'persons'],
+  targetFields: ['host', 'port'],
   takesQuery: true,
   eventsQuery:
     'SELECT uuid, event, properties, elements_chain AS elements, properties.$set AS set, properties.$set_once AS set_once, distinct_id, team_id, properties.$ip AS ip, NULL AS site_url, timestamp FROM events',
@@ -79,7 +80,7 @@ export const postgresDestination: Destination = {
     if (port !== null && port !== undefined && (port < 1 || port > 65535)) throw new ValidationError(`Invalid port: ${port}`, 'destination');
     for (const name of ['table_name', 'schema']) {
       const value = config[name];
-      if (typeof value === 'string' && value.length > 63) throw new ValidationError(`${name} must be at most 63 characters.`, 'destination');
+      if (typeof value === 'string' && Buffer.byteLength(value) > 63) throw new ValidationError(`${name} must be at most 63 bytes (PostgreSQL's longest name).`, 'destination');
     }
   },
   deliver: deliverRows,

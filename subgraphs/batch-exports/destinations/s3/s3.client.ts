@@ -20,6 +20,8 @@ export function s3Client(config: JsonObject): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    // A store that stops answering fails the request (and the run is tried again) instead of holding the run.
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
   });
 }
 

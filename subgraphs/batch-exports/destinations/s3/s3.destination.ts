@@ -68,6 +68,7 @@ export const s3Destination: Destination = {
   type: 'S3',
   fields: S3_FIELDS,
   models: ['events', 'persons'],
+  targetFields: ['endpoint_url'],
   takesQuery: true,
   eventsQuery: 'SELECT uuid, timestamp, created_at AS _inserted_at, created_at, event, properties, distinct_id, elements_chain, person_properties, person_id FROM events',
   check(config: JsonObject) {

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { JsonObject } from '../../../shared/validation.js';
 import type { ExportPage } from '../../formats/export-columns.js';
@@ -18,6 +18,8 @@ interface OpenFile {
   key: string;
   encoder: FileEncoder;
   upload: Promise<unknown>;
+  /** Why the upload failed, once it has. */
+  failure: unknown;
   abort(): Promise<void>;
 }
 
@@ -49,6 +51,8 @@ export async function deliverFiles(context: DeliveryContext, pages: AsyncIterabl
   let file: OpenFile | null = null;
   try {
     const close = async () => {
+      // A run no longer held ends no file: the upload is left unfinished (no object) and aborted below.
+      context.signal.throwIfAborted();
       await file!.encoder.finish();
       await file!.upload;
       bytes += file!.encoder.bytes;
@@ -78,8 +82,10 @@ export async function deliverFiles(context: DeliveryContext, pages: AsyncIterabl
     }
     return { records, bytes, cursor: { files: written } };
   } catch (error) {
-    await (file as OpenFile | null)?.abort();
-    throw s3Failure(error, bucket);
+    const open = file as OpenFile | null;
+    await open?.abort();
+    // The store's words when its upload failed, not those of the stream that stopped for it.
+    throw s3Failure(open?.failure ?? error, bucket);
   } finally {
     client.destroy();
   }
@@ -87,6 +93,10 @@ export async function deliverFiles(context: DeliveryContext, pages: AsyncIterabl
 
 function openObject(client: S3Client, bucket: string, key: string, config: JsonObject, format: FileFormat, compression: string | null, context: DeliveryContext): OpenFile {
   const body = new PassThrough({ highWaterMark: PART_SIZE });
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  if (context.signal.aborted) controller.abort();
+  else context.signal.addEventListener('abort', stop, { once: true });
   const upload = new Upload({
     client,
     params: { Bucket: bucket, Key: key, Body: body, ContentType: format === 'Parquet' ? 'application/vnd.apache.parquet' : 'application/jsonl', ...encryption(config) },
@@ -94,26 +104,28 @@ function openObject(client: S3Client, bucket: string, key: string, config: JsonO
     queueSize: 4,
     // The store's own error, not that of an abort some stores do not implement.
     leavePartsOnError: true,
-    abortController: abortControllerOf(context.signal),
+    abortController: controller,
   });
   const done = upload.done();
-  // A failed upload stops the encoder writing into a stream nobody reads.
-  done.catch((error: unknown) => body.destroy(error as Error));
-  return {
+  void done.catch(() => undefined).finally(() => context.signal.removeEventListener('abort', stop));
+  const file: OpenFile = {
     key,
     encoder: openFileEncoder(format, compression, context.columns, body),
     upload: done,
+    failure: null,
     async abort() {
       body.destroy();
       await upload.abort().catch(() => undefined);
       await done.catch(() => undefined);
+      // With leavePartsOnError the SDK keeps the parts sent: they are billed until aborted.
+      const uploadId = (upload as unknown as { uploadId?: string }).uploadId;
+      if (uploadId) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
     },
   };
-}
-
-function abortControllerOf(signal: AbortSignal): AbortController {
-  const controller = new AbortController();
-  if (signal.aborted) controller.abort();
-  else signal.addEventListener('abort', () => controller.abort(), { once: true });
-  return controller;
+  // A failed upload stops the encoder writing into a stream nobody reads.
+  done.catch((error: unknown) => {
+    file.failure = error;
+    body.destroy(error as Error);
+  });
+  return file;
 }
