@@ -161,7 +161,9 @@ describe('PostgreSQL destination failures', () => {
     const [second] = await runsOf(stack, owner, missing.id);
     expect(url.hostname).toBe('127.0.0.1');
     expect(first).toMatchObject({ status: 'Failed', attempts: 1 });
-    expect(first.latest_error).toMatch(/28000|28P01|role "nobody-at-all"|password/);
+    expect(first.latest_error).toMatch(/28000|28P01/);
+    // The user is a secret field: the server's words repeat it, the run's error does not.
+    expect(first.latest_error).not.toContain('nobody-at-all');
     expect(second).toMatchObject({ status: 'Failed', attempts: 1 });
     expect(second.latest_error).toMatch(/3F000.*no_such_schema/);
   });

@@ -59,6 +59,28 @@ describe('batch export records', () => {
     expect((await call('GET', created.id)).status).toBe(404);
   });
 
+  it('never sends stored credentials to a new address: moving a destination needs its secrets again', async () => {
+    const created = await createExport(stack, owner, { destination: { type: 'HTTP', config: { url: 'https://one.example.test/batch/', token: 'first-token' } } });
+    const moved = await call('PATCH', created.id, { destination: { config: { url: 'https://two.example.test/batch/' } } });
+    expect(moved.status, moved.text).toBe(400);
+    expect(moved.body).toMatchObject({ type: 'validation_error', attr: 'destination' });
+    expect(moved.body.detail).toContain('Changing url needs the secret fields sent again (token)');
+    expect((await call('GET', created.id)).body.destination.config.url).toBe('https://one.example.test/batch/');
+    const resent = await call('PATCH', created.id, { destination: { config: { url: 'https://two.example.test/batch/', token: 'second-token' } } });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body.destination.config).toEqual({ url: 'https://two.example.test/batch/' });
+    // Other fields change without the secrets.
+    expect((await call('PATCH', created.id, { destination: { config: { body_format: 'PostHogBatch' } } })).status).toBe(200);
+  });
+
+  it('keeps the offsets a PATCH leaves out, and drops them with the interval they belonged to', async () => {
+    const created = await createExport(stack, owner, { interval: 'week', offset_day: 3, offset_hour: 7, destination: s3Destination(store) });
+    expect((await call('PATCH', created.id, { interval: 'week', name: 'same interval' })).body).toMatchObject({ offset_day: 3, offset_hour: 7 });
+    expect((await call('PATCH', created.id, { offset_hour: 9 })).body).toMatchObject({ offset_day: 3, offset_hour: 9 });
+    expect((await call('PATCH', created.id, { interval: 'day' })).body).toMatchObject({ offset_day: null, offset_hour: 0 });
+    expect((await call('PATCH', created.id, { timezone: 'europe/berlin' })).body.timezone).toBe('Europe/Berlin');
+  });
+
   it('answers the same record over GraphQL', async () => {
     const created = await createExport(stack, owner, { name: 'graph', interval: 'week', offset_day: 2, offset_hour: 6, destination: s3Destination(store) });
     const { data, errors } = await gql(
