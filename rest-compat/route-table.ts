@@ -47,6 +47,8 @@ interface CompiledPath {
   pattern: RegExp;
   names: string[];
   integers: Set<string>;
+  /** A `1` per fixed segment and a `0` per parameter: of two paths that match, the higher is the more specific. */
+  rank: string;
 }
 
 export type Match =
@@ -71,21 +73,27 @@ export class RouteMatcher {
     this.compiled = routes.flatMap((route) => [route.path, ...(route.aliases ?? [])].map((path) => compile(route, path)));
   }
 
+  /**
+   * Of the paths that match, the most specific wins (fixed segments before parameters, from the
+   * left), as Django's router puts a viewset's actions before its detail route: a method that path
+   * does not take is a 405 naming the ones it does, never a lookup of `verify_email` as a user.
+   */
   match(method: string, path: string): Match {
-    const allowed: HttpMethod[] = [];
-    for (const { route, pattern, names, integers } of this.compiled) {
+    let best: { rank: string; allowed: HttpMethod[]; found?: Match } | undefined;
+    for (const { route, pattern, names, integers, rank } of this.compiled) {
       const found = pattern.exec(path);
       if (!found) continue;
       const values = Object.fromEntries(names.map((name, index) => [name, found[index + 1]!]));
       if (names.some((name) => integers.has(name) && Number(values[name]) > MAX_INTEGER_ID)) continue;
-      if (route.method !== method) {
-        allowed.push(route.method);
-        continue;
-      }
+      if (best && rank < best.rank) continue;
+      if (!best || rank > best.rank) best = { rank, allowed: [] };
+      best.allowed.push(route.method);
+      if (route.method !== method || best.found) continue;
       const query = Object.fromEntries(Object.entries(values).filter(([name]) => !route.path.includes(`:${name}`)));
-      return { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query, params: values };
+      best.found = { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query, params: values };
     }
-    return allowed.length > 0 ? { kind: 'method_not_allowed', allowed: [...new Set(allowed)] } : { kind: 'not_found' };
+    if (!best) return { kind: 'not_found' };
+    return best.found ?? { kind: 'method_not_allowed', allowed: [...new Set(best.allowed)] };
   }
 }
 
@@ -96,5 +104,10 @@ function compile(route: RestRoute, path: string): CompiledPath {
     names.push(name);
     return integers.has(name) ? '(\\d{1,10})' : '([^/]+)';
   });
-  return { route, names, integers, pattern: new RegExp(`^${source}/?$`) };
+  const rank = path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith(':') ? '0' : '1'))
+    .join('');
+  return { route, names, integers, rank, pattern: new RegExp(`^${source}/?$`) };
 }
