@@ -13,6 +13,7 @@ import {
 import { DEFAULT_MAX_INGEST_BODY_BYTES } from '../subgraphs/shared/config.js';
 import type { ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
+import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
@@ -21,7 +22,7 @@ import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { batchPath } from './ingest/ingest.openapi.js';
 import { shapeOpenApi } from './openapi.js';
-import { RouteMatcher, type RestRoute } from './route-table.js';
+import { RouteMatcher, type Match, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
 
 /** Runs one GraphQL operation through the router, as the REST caller (its Authorization header). */
@@ -138,48 +139,56 @@ export function createRest(options: RestOptions): RestLayer {
       return match.kind === 'route' && match.route.largeBody === true;
     },
     async handle(request: Request): Promise<Response> {
+      const startedAt = performance.now();
       const url = new URL(request.url);
       const path = url.pathname.slice(API_PREFIX.length) || '/';
       const docs = serveDocs(request.method, path, openapi);
       if (docs) return docs;
       const match = matcher.match(request.method, path);
-      if (match.kind === 'not_found') return fail(new NotFoundError());
-      if (match.kind === 'method_not_allowed') {
-        return fail(new MethodNotAllowedError(request.method), { allow: match.allowed.join(', ') });
-      }
-      const read = await readBody(request, match.route.method);
-      if (read instanceof Response) return read;
-      let body = read?.parsed;
-      let text = read?.text;
-      if (body) {
-        try {
-          const typed = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
-          // Sent as it came unless a field was read into its type: megabytes are not serialised again.
-          if (typed !== body) [body, text] = [typed, JSON.stringify(typed)];
-        } catch (error) {
-          if (error instanceof ValidationError) return fail(error);
-          throw error;
-        }
-      }
-      if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
-        return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
-      }
-      const response = await sofa.fetch(
-        new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query, match.route.ownLimit === true)}`, {
-          method: request.method,
-          headers: {
-            'content-type': 'application/json',
-            authorization: request.headers.get('authorization') ?? '',
-            [PUBLIC_URL_HEADER]: request.url,
-            // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
-            [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
-          },
-          body: text,
-        }),
-      );
-      return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
+      const response = await answerRoute(request, url, match);
+      recordRequest('rest', match.kind === 'route' ? match.route.field : match.kind, response.status, startedAt);
+      return response;
     },
   };
+
+  /** A matched (or refused) request answered: its body read and typed, then SOFA, or a stream. */
+  async function answerRoute(request: Request, url: URL, match: Match): Promise<Response> {
+    if (match.kind === 'not_found') return fail(new NotFoundError());
+    if (match.kind === 'method_not_allowed') {
+      return fail(new MethodNotAllowedError(request.method), { allow: match.allowed.join(', ') });
+    }
+    const read = await readBody(request, match.route.method);
+    if (read instanceof Response) return read;
+    let body = read?.parsed;
+    let text = read?.text;
+    if (body) {
+      try {
+        const typed = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
+        // Sent as it came unless a field was read into its type: megabytes are not serialised again.
+        if (typed !== body) [body, text] = [typed, JSON.stringify(typed)];
+      } catch (error) {
+        if (error instanceof ValidationError) return fail(error);
+        throw error;
+      }
+    }
+    if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
+      return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
+    }
+    const response = await sofa.fetch(
+      new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query, match.route.ownLimit === true)}`, {
+        method: request.method,
+        headers: {
+          'content-type': 'application/json',
+          authorization: request.headers.get('authorization') ?? '',
+          [PUBLIC_URL_HEADER]: request.url,
+          // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
+          [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
+        },
+        body: text,
+      }),
+    );
+    return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
+  }
 }
 
 /**

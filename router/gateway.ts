@@ -13,6 +13,7 @@ import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
 import type { Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
+import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
 
 /** What the gateway adds to each operation's context. */
@@ -109,7 +110,7 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
         },
       },
     },
-    plugins: () => [authenticate, useQueryLimits(options.limits), useContractErrors()],
+    plugins: () => [authenticate, useQueryLimits(options.limits), useContractErrors(), useRequestMetrics()],
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
     renderGraphiQL,

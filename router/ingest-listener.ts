@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { answerIngest, bind, writeHealth, type IngestHandler, type Listener } from './listener.js';
+import { bind } from '../subgraphs/shared/net.js';
+import { answerIngest, writeHealth, type IngestHandler, type Listener } from './listener.js';
 
 export interface IngestListenerOptions {
   host: string;

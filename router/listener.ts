@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ConfigError } from '../subgraphs/shared/config.js';
 import { AppError, NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, isGzip, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
+import { bind } from '../subgraphs/shared/net.js';
+import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/shared/metrics.js';
 import { Slots } from '../subgraphs/shared/slots.js';
 import type { Authenticator } from './auth.js';
 import { toContractError } from './errors.js';
@@ -63,6 +63,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   });
   // A graphql-ws message is a request body too, sent before the key is checked: the ordinary limit holds.
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
+  /** The graphql-ws connections accepted, for the metrics' gauges. */
+  const connections = new Set<{ subscriptions: Record<string, unknown> }>();
   const wsServer = useServer(
     {
       ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
@@ -84,12 +86,17 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       // A bad key closes the socket at once (4403) instead of failing each subscription later.
       onConnect: (ctx) =>
         options.authenticator.actorFor(connectionAuthorization(ctx)).then(
-          () => true,
+          () => (connections.add(ctx), true),
           () => false,
         ),
+      onClose: (ctx) => void connections.delete(ctx),
     },
     sockets,
   );
+  const unwatch = watchSubscriptions(() => ({
+    connections: connections.size,
+    subscriptions: [...connections].reduce((sum, ctx) => sum + Object.keys(ctx.subscriptions).length, 0),
+  }));
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(request.url ?? '/', 'http://router').pathname !== '/graphql') {
       socket.destroy();
@@ -103,39 +110,13 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     url,
     server,
     close: async () => {
+      unwatch();
       await wsServer.dispose();
       for (const client of sockets.clients) client.terminate();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** Listens on host:port and answers the listener's URL; a failure names the setting (`portVariable`, HOST) at fault. */
-export async function bind(server: Server, host: string, port: number, portVariable: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port, portVariable)));
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-}
-
-/** A listen failure is a setting that does not work here: say which one. */
-function listenError(error: NodeJS.ErrnoException, host: string, port: number, portVariable: string): Error {
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return new ConfigError(portVariable, `${host}:${port} is already in use`);
-    case 'EACCES':
-      return new ConfigError(portVariable, `not allowed to listen on port ${port}`);
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAFNOSUPPORT':
-      return new ConfigError('HOST', `cannot listen on ${host} (${error.code})`);
-    default:
-      return error;
-  }
 }
 
 /** The key of a graphql-ws connection: its connection params, else its upgrade request's header. */
@@ -198,12 +179,20 @@ const COMPRESSED_WEIGHT = 8;
  * the handler.
  */
 export async function answerIngest(request: IncomingMessage, response: ServerResponse, ingest: IngestHandler, limit: number): Promise<void> {
+  const startedAt = performance.now();
+  response.once('finish', () => recordRequest('ingest', 'batch', response.statusCode, startedAt));
   await answer(
     request,
     response,
     limit,
     async (body) => {
-      const release = await INGEST_SLOTS.acquire(isGzip(body) || request.headers['content-encoding'] !== undefined ? Math.min(limit, body.length * COMPRESSED_WEIGHT) : body.length);
+      ingestQueue.inc();
+      let release: () => void;
+      try {
+        release = await INGEST_SLOTS.acquire(isGzip(body) || request.headers['content-encoding'] !== undefined ? Math.min(limit, body.length * COMPRESSED_WEIGHT) : body.length);
+      } finally {
+        ingestQueue.dec();
+      }
       try {
         return await ingest(readRequest(request, body));
       } finally {

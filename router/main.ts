@@ -13,6 +13,7 @@ import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
 import { listen, type IngestHandler, type Listener } from './listener.js';
+import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
@@ -70,6 +71,8 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     log,
   });
   const ingestListener = await listenIngestPort(settings, rest.ingest, subgraphs, log, listener);
+  const metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log });
+  if (metricsListener) process.stdout.write(`Metrics (/metrics) listening on ${metricsListener.url}\n`);
   log.info({ url: listener.url, ingest_url: ingestListener?.url ?? listener.url, ms: Date.now() - started, embedded_database: subgraphs.embedded }, 'platform listening');
   if (ingestListener) process.stdout.write(`Ingestion (/batch/) listening on ${ingestListener.url}\n`);
   process.stdout.write(`Analytics platform listening on ${listener.url}\n`);
@@ -81,6 +84,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     log.info({ signal }, 'shutting down');
     await ingestListener?.close().catch(() => undefined);
     await listener.close().catch(() => undefined);
+    await metricsListener?.close().catch(() => undefined);
     await Promise.resolve(gateway.dispose()).catch(() => undefined);
     await subgraphs.stop();
     process.exit(0);

@@ -11,6 +11,7 @@ import { openDatabase, type Database } from './shared/db/database.js';
 import { migrate } from './shared/db/migrate.js';
 import { openOrm, type Orm } from './shared/db/orm.js';
 import type { Logger } from './shared/logger.js';
+import { watchPool, type PoolState } from './shared/metrics.js';
 import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
@@ -54,7 +55,9 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   let pubsub: PubSub | undefined;
   let deletions: DeletionWorker | undefined;
   const workers: Record<string, Worker> = {};
+  const unwatch: (() => void)[] = [];
   const stop = async () => {
+    for (const forget of unwatch) forget();
     await deletions?.stop();
     await Promise.allSettled(Object.values(workers).map((worker) => worker.stop()));
     await Promise.allSettled(cleanupOrms.map((orm) => orm.close()));
@@ -70,6 +73,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     for (const definition of definitions) {
       const orm = await openOrm(definition, database.url);
       orms.set(definition, orm);
+      unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
       await migrate(definition, orm, log);
     }
     if (database.embedded) await bootstrapFirstStart(config, orms, log);

@@ -3,6 +3,7 @@ import { readSupergraphConfig } from '../../schema/compose.js';
 import { startSubgraphs } from '../platform.js';
 import { ConfigError, config } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
+import { listenMetrics } from '../shared/metrics.listener.js';
 
 /**
  * `node dist/subgraphs/cli/subgraph.cli.js <name>`: one subgraph alone, on SUBGRAPH_PORT or the port of its
@@ -17,7 +18,8 @@ async function main(): Promise<void> {
   const port = settings.SUBGRAPH_PORT || Number(new URL(entry.routing_url).port);
   const running = await startSubgraphs(settings, log, { only: [entry.name], port });
   process.stdout.write(`${running.urls[entry.name]}\n`);
-  const stop = () => void running.stop().finally(() => process.exit(0));
+  const metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log });
+  const stop = () => void Promise.allSettled([metricsListener?.close(), running.stop()]).finally(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -28,6 +28,8 @@ const schema = z.object({
   PORT: port.default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
   INGEST_PORT: port.optional(),
+  /** Prometheus text at /metrics on a listener of its own (same HOST); none when unset. */
+  METRICS_PORT: port.optional(),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   REDIS_CHANNEL_PREFIX: z.string().min(1).default('analytics:'),

@@ -1,4 +1,6 @@
-import { createServer } from 'node:net';
+import type { Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { ConfigError } from './config.js';
 
 /** A TCP port free on the loopback interface right now. */
 export function freePort(): Promise<number> {
@@ -10,4 +12,31 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** Listens on host:port and answers the listener's URL; a failure names the setting (`portVariable`, HOST) at fault. */
+export async function bind(server: Server, host: string, port: number, portVariable: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port, portVariable)));
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/** A listen failure is a setting that does not work here: say which one. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number, portVariable: string): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ConfigError(portVariable, `${host}:${port} is already in use`);
+    case 'EACCES':
+      return new ConfigError(portVariable, `not allowed to listen on port ${port}`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAFNOSUPPORT':
+      return new ConfigError('HOST', `cannot listen on ${host} (${error.code})`);
+    default:
+      return error;
+  }
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade, type IngestionTarget } from '../../projects/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { ingestedEvents } from '../../shared/metrics.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { PROFILES_QUEUED_TOPIC } from '../profiles/profile.queue.js';
 import { identify, readBatch, type BatchInput, type EventDocuments } from './batch.rules.js';
@@ -55,6 +56,7 @@ export class CaptureService {
     // holds it while it waits for the batch), and a batch lost before this leaves it to the next.
     if (stored > 0 && !target.ingested_event) await projectsFacade.markIngested(this.em, target.environment_id);
     const outcome: BatchOutcome = { status: 'Ok', received, stored, duplicates: received - dropped - stored, dropped };
+    for (const name of ['stored', 'duplicates', 'dropped'] as const) if (outcome[name] > 0) ingestedEvents.inc({ outcome: name }, outcome[name]);
     this.log.debug({ environment_id: target.environment_id, ...outcome, historical: batch.historical, ms: Date.now() - batch.started }, 'batch ingested');
     return outcome;
   }

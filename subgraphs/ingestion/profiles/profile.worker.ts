@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { watchProfileQueue } from '../../shared/metrics.js';
 import type { Worker, WorkerRuntime } from '../../shared/subgraph/define.js';
 import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { saveGroups } from '../groups/group.repository.js';
@@ -37,7 +38,12 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
       return 0;
     }
   };
+  const unwatch = watchProfileQueue(async () => {
+    const [pending] = await orm.em.fork().execute<{ n: number }[]>('select coalesce(sum(entries), 0)::int as n from ingestion.profile_updates');
+    return pending!.n;
+  });
   return startPeriodicWorker({
+    onStop: unwatch,
     run: async (stopped, draining) => {
       let applied: number;
       do {

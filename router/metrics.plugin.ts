@@ -1,0 +1,58 @@
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { recordRequest, subgraphCallDuration } from '../subgraphs/shared/metrics.js';
+
+/** The host of the requests the platform makes of its own router. */
+const INTERNAL_HOST = 'router';
+
+/** Root fields named in an operation's label; more are counted. */
+const LABEL_FIELDS = 3;
+
+/**
+ * The operation of a GraphQL request as a metrics label: its type and root fields (`query
+ * batch_exports`). Root fields are the schema's, so the label set stays bounded; a field the
+ * schema lacks never reaches execution, and the request stays `unknown`.
+ */
+export function operationLabel(document: DocumentNode, operationName?: string | null): string {
+  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  const operation = operations.find((candidate) => !operationName || candidate.name?.value === operationName) ?? operations[0];
+  if (!operation) return 'unknown';
+  const fields = [...new Set(operation.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD && !selection.name.value.startsWith('__') ? [selection.name.value] : [])))].sort();
+  const named = fields.slice(0, LABEL_FIELDS).join(',');
+  return `${operation.operation} ${fields.length > LABEL_FIELDS ? `${named},+${fields.length - LABEL_FIELDS}` : named || '__typename'}`;
+}
+
+/**
+ * Requests over HTTP by operation, status and duration, and the time of each subgraph call (in
+ * process or over HTTP). graphql-ws operations are counted by the listener's gauges instead.
+ */
+export function useRequestMetrics(): GatewayPlugin {
+  const started = new WeakMap<Request, number>();
+  const labels = new WeakMap<Request, string>();
+  const label = (context: unknown, document: DocumentNode, operationName?: string | null) => {
+    const request = (context as { request?: Request } | undefined)?.request;
+    if (request) labels.set(request, operationLabel(document, operationName));
+  };
+  return {
+    onRequest({ request }) {
+      // The REST layer's calls (and the listener's warm-up) come from within, to http://router/: they are counted as REST.
+      if (new URL(request.url).host !== INTERNAL_HOST) started.set(request, performance.now());
+    },
+    onExecute({ args }) {
+      label(args.contextValue, args.document, args.operationName);
+    },
+    onSubscribe({ args }) {
+      label(args.contextValue, args.document, args.operationName);
+    },
+    onResponse({ request, response }) {
+      const at = started.get(request);
+      if (at !== undefined) recordRequest('graphql', labels.get(request) ?? 'unknown', response.status, at);
+    },
+    onSubgraphExecute({ subgraphName }) {
+      const at = performance.now();
+      return ({ result }) => {
+        if (!(Symbol.asyncIterator in (result as object))) subgraphCallDuration.observe({ subgraph: subgraphName }, (performance.now() - at) / 1000);
+      };
+    },
+  };
+}
