@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { bind } from '../subgraphs/shared/net.js';
+import { bind, closeGracefully } from '../subgraphs/shared/net.js';
 import { answerIngest, writeHealth, type IngestHandler, type Listener } from './listener.js';
 
 export interface IngestListenerOptions {
@@ -40,9 +40,6 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
   return {
     url,
     server,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: (graceMs = 0) => closeGracefully(server, graceMs),
   };
 }

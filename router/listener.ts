@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { useServer } from 'graphql-ws/use/ws';
@@ -6,7 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, isGzip, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { bind } from '../subgraphs/shared/net.js';
+import { bind, closeGracefully } from '../subgraphs/shared/net.js';
 import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/shared/metrics.js';
 import { Slots } from '../subgraphs/shared/slots.js';
 import type { Authenticator } from './auth.js';
@@ -43,7 +45,8 @@ export interface ListenerOptions {
 export interface Listener {
   url: string;
   server: Server;
-  close(): Promise<void>;
+  /** Stops taking requests and lets those in progress finish, for at most `graceMs` (0: drop them). */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -109,12 +112,14 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   return {
     url,
     server,
-    close: async () => {
+    close: async (graceMs = 0) => {
       unwatch();
+      // graphql-ws closes its sockets with 1001 (going away): clients reconnect to another process.
+      const open = [...sockets.clients];
       await wsServer.dispose();
+      await Promise.race([Promise.all(open.map((client) => (client.readyState === client.CLOSED ? undefined : once(client, 'close')))), delay(Math.min(graceMs, 1000))]);
       for (const client of sockets.clients) client.terminate();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeGracefully(server, graceMs);
     },
   };
 }

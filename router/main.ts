@@ -78,15 +78,21 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   process.stdout.write(`Analytics platform listening on ${listener.url}\n`);
 
   let stopping = false;
+  /**
+   * SIGTERM or SIGINT: no new connections; websockets closed with 1001 (going away); requests in
+   * progress, ingestion batches included, finish within SHUTDOWN_TIMEOUT_SECONDS; then the
+   * workers stop (a batch export run is given back for another process), the subgraphs close, and
+   * the embedded PostgreSQL shuts down.
+   */
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    await ingestListener?.close().catch(() => undefined);
-    await listener.close().catch(() => undefined);
-    await metricsListener?.close().catch(() => undefined);
+    const graceMs = settings.SHUTDOWN_TIMEOUT_SECONDS * 1000;
+    log.info({ signal, grace_ms: graceMs }, 'shutting down: requests in progress may finish');
+    await Promise.allSettled([ingestListener?.close(graceMs), listener.close(graceMs), metricsListener?.close()]);
     await Promise.resolve(gateway.dispose()).catch(() => undefined);
     await subgraphs.stop();
+    log.info({ signal }, 'stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

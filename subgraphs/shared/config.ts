@@ -63,6 +63,8 @@ const schema = z.object({
   BATCH_EXPORT_SETTLE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   /** Batch export runs a process works at once. */
   BATCH_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** How long a stopping platform lets requests in progress finish before it drops them. */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** Largest request body the public listener accepts, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */

@@ -40,3 +40,25 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number, p
       return error;
   }
 }
+
+/**
+ * Stops taking connections and lets the requests in progress finish, up to `timeoutMs`: a
+ * connection is closed as soon as it is idle (between keep-alive requests), so no answer is cut
+ * off; what is still running at the bound is dropped.
+ */
+export async function closeGracefully(server: Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const sweeping = setInterval(() => server.closeIdleConnections(), 50);
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  try {
+    if ((await Promise.race([closed, bound])) === 'timeout') {
+      server.closeAllConnections();
+      await closed;
+    }
+  } finally {
+    clearInterval(sweeping);
+    clearTimeout(timer);
+  }
+}

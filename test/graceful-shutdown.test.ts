@@ -1,0 +1,107 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { sql } from './kit/db.js';
+import { anEvent } from './kit/ingest.js';
+import { freePort, startPlatform, type Platform } from './kit/process.js';
+import { seedTenant } from './kit/seed.js';
+import { TEST_SECRET_KEY } from './kit/stack.js';
+
+interface Sent {
+  kind: 'batch' | 'config';
+  startedAt: number;
+  endedAt: number;
+  ok: boolean;
+  /** The event uuids of a batch, or the id of a config made. */
+  ids: string[];
+}
+
+/**
+ * SIGTERM under load (as Docker or systemd stop the platform): requests in progress, ingestion
+ * batches included, are answered before the process exits; every request that got a 2xx left its
+ * data in the database; websocket subscribers are told the server is going away (1001).
+ */
+describe('SIGTERM under load', () => {
+  const platforms: Platform[] = [];
+  afterAll(() => {
+    for (const platform of platforms) platform.child.kill('SIGKILL');
+  });
+
+  it('finishes what it acknowledged, closes websockets with 1001, and exits 0 within the bound', async () => {
+    const platform = await startPlatform({
+      DATABASE_URL: inject('databaseUrl'),
+      SECRET_KEY: TEST_SECRET_KEY,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')),
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_TIMEOUT_SECONDS: '10',
+    });
+    platforms.push(platform);
+    const owner = await seedTenant(inject('databaseUrl'), 'shutdown');
+
+    let closeCode: number | undefined;
+    const client = createClient({
+      url: `${platform.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${owner.personal_api_key}` },
+      retryAttempts: 0,
+      on: { closed: (event) => void (closeCode = (event as { code: number }).code) },
+    });
+    client.subscribe({ query: 'subscription ($p: Int!) { customer_profile_config_changed(project_id: $p) { sequence } }', variables: { p: owner.environment_id } }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+
+    const sent: Sent[] = [];
+    let stopping = false;
+    const send = async (kind: Sent['kind']): Promise<boolean> => {
+      const startedAt = performance.now();
+      const events = kind === 'batch' ? Array.from({ length: 2000 }, () => anEvent({ properties: { padding: 'x'.repeat(300) } })) : [];
+      const request =
+        kind === 'batch'
+          ? fetch(`${platform.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: owner.project_api_key, historical_migration: true, batch: events }) })
+          : fetch(`${platform.url}/api/environments/${owner.environment_id}/customer_profile_configs/`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.personal_api_key}` },
+              body: JSON.stringify({ scope: 'person', content: { marker: 'shutdown' } }),
+            });
+      try {
+        const response = await request;
+        const body = (await response.json()) as { id?: string };
+        const ok = response.status >= 200 && response.status < 300;
+        sent.push({ kind, startedAt, endedAt: performance.now(), ok, ids: kind === 'batch' ? events.map((event) => String(event.uuid)) : [String(body.id)] });
+        return true;
+      } catch {
+        // Refused or cut: not acknowledged, so the client would send it again.
+        sent.push({ kind, startedAt, endedAt: performance.now(), ok: false, ids: [] });
+        return false;
+      }
+    };
+    const loops = Array.from({ length: 4 }, async (_, index) => {
+      while (!stopping && (await send(index % 2 === 0 ? 'batch' : 'config')));
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const signalledAt = performance.now();
+    platform.child.kill('SIGTERM');
+    const code = await platform.exited;
+    const exitedAt = performance.now();
+    stopping = true;
+    await Promise.all(loops);
+    await client.dispose();
+
+    expect(code).toBe(0);
+    expect(exitedAt - signalledAt).toBeLessThan(20_000);
+    expect(closeCode).toBe(1001);
+    const acknowledged = sent.filter((request) => request.ok);
+    expect(acknowledged.filter((request) => request.kind === 'batch').length).toBeGreaterThan(0);
+    // Requests under way when the signal came were answered, not cut off.
+    expect(acknowledged.some((request) => request.startedAt < signalledAt && request.endedAt > signalledAt)).toBe(true);
+    const events = acknowledged.filter((request) => request.kind === 'batch').flatMap((request) => request.ids);
+    const stored = await sql<{ n: string }>(inject('databaseUrl'), 'select count(*) as n from ingestion.events where environment_id = $1 and uuid = any($2::uuid[])', [owner.environment_id, events]);
+    expect(Number(stored[0]!.n)).toBe(events.length);
+    const configs = acknowledged.filter((request) => request.kind === 'config').flatMap((request) => request.ids);
+    const made = await sql<{ n: string }>(inject('databaseUrl'), 'select count(*) as n from customer_profiles.customer_profile_configs where id = any($1::uuid[])', [configs]);
+    expect(Number(made[0]!.n)).toBe(configs.length);
+  }, 120_000);
+});
