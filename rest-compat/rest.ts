@@ -6,6 +6,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   ParseError,
+  retryAfterHeader,
   SERVER_ERROR_BODY,
   ValidationError,
   type AppError,
@@ -116,7 +117,7 @@ export function createRest(options: RestOptions): RestLayer {
       errorHandler: (errors) => {
         const { status, body } = contractError(errors[0] ?? { message: SERVER_ERROR_BODY.detail });
         if (status >= 500) options.log.error({ errors }, 'REST operation failed');
-        return errorResponse(status, body) as never;
+        return errorResponse(status, body, retryAfterHeader(errors[0])) as never;
       },
       openAPI: {
         info: {

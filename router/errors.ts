@@ -1,6 +1,6 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { GraphQLFormattedError } from 'graphql';
-import { contractError } from '../subgraphs/shared/errors.js';
+import { contractError, retryAfterHeader } from '../subgraphs/shared/errors.js';
 
 /**
  * A GraphQL error as clients get it: with the contract's `code`, `type`, `status` and `attr` in
@@ -25,19 +25,21 @@ export function toContractError(error: unknown): GraphQLFormattedError {
  * refused or invalid operation is a 4xx, not the 500 a data-less result would get by default.
  */
 export function useContractErrors(): GatewayPlugin {
-  const statuses = new WeakMap<Request, number>();
+  const statuses = new WeakMap<Request, { status: number; retryAfter: Record<string, string> }>();
   return {
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
       const errors = result.errors.map(toContractError);
       const status = Number(errors[0]?.extensions?.status);
-      if ((!('data' in result) || result.data == null) && status >= 400 && status < 500) statuses.set(request, status);
+      if ((!('data' in result) || result.data == null) && status >= 400 && status < 500) statuses.set(request, { status, retryAfter: retryAfterHeader(errors[0]) });
       setResult({ ...result, errors: errors as never });
     },
     onResponse({ request, response, setResponse }) {
-      const status = statuses.get(request);
-      if (status === undefined || response.status === status) return;
-      setResponse(new Response(response.body, { status, headers: response.headers }));
+      const refused = statuses.get(request);
+      if (refused === undefined || (response.status === refused.status && !refused.retryAfter['retry-after'])) return;
+      const headers = new Headers(response.headers);
+      for (const [name, value] of Object.entries(refused.retryAfter)) headers.set(name, value);
+      setResponse(new Response(response.body, { status: refused.status, headers }));
     },
   };
 }

@@ -5,11 +5,12 @@ import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError, NotFoundError, PayloadTooLargeError, RequestTimeoutError } from '../subgraphs/shared/errors.js';
+import { AppError, contractError, NotFoundError, PayloadTooLargeError, RequestTimeoutError, retryAfterHeader, ThrottledError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, isGzip, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
 import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/shared/metrics.js';
+import { ALLOWED, type Verdict } from '../subgraphs/shared/rate-limit.js';
 import { Slots } from '../subgraphs/shared/slots.js';
 import type { Authenticator } from './auth.js';
 import { toContractError } from './errors.js';
@@ -39,6 +40,8 @@ export interface ListenerOptions {
   maxLargeBodyBytes: number;
   /** Whether a REST request may have a large body. */
   takesLargeBody?: (method: string, url: string) => boolean;
+  /** Whether a request with this Authorization may go on now (a personal API key's rate); none: no limit. */
+  throttle?: (authorization: string | undefined) => Promise<Verdict>;
   log: Logger;
 }
 
@@ -140,6 +143,8 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   if (ingest && isBatchPath(path)) return answerIngest(request, response, ingest, options.maxIngestBodyBytes ?? options.maxBodyBytes);
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
+  const verdict = options.throttle ? await options.throttle(request.headers.authorization) : ALLOWED;
+  if (!verdict.allowed) return writeThrottled(response, new ThrottledError(verdict.retryAfterSeconds), path === '/graphql');
   await answer(request, response, await bodyLimit(options, request, path), (body) => handler(toRequest(request, body)));
 }
 
@@ -158,6 +163,15 @@ export async function answer(request: IncomingMessage, response: ServerResponse,
   }
   if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
   await writeResponse(await respond(body), response);
+}
+
+/** A 429 with Retry-After: the contract's body, or for GraphQL an error with its code in the extensions. */
+function writeThrottled(response: ServerResponse, error: ThrottledError, graphql: boolean): void {
+  if (!graphql) return writeAppError(response, error);
+  const { body } = contractError(error);
+  response
+    .writeHead(429, { 'content-type': 'application/graphql-response+json; charset=utf-8', ...retryAfterHeader(error) })
+    .end(JSON.stringify({ errors: [{ message: body.detail, extensions: { ...error.extensions, status: 429 } }] }));
 }
 
 /** `/healthz`: 200 once every part is up and the database answers, 503 otherwise. */

@@ -14,6 +14,8 @@ import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
 import { listen, type IngestHandler, type Listener } from './listener.js';
 import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
+import { closeRateLimiter, limitsOf, rateLimiter } from '../subgraphs/shared/rate-limit.js';
+import { personalKeyThrottle } from './throttle.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
@@ -68,6 +70,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     maxBodyBytes: settings.MAX_BODY_BYTES,
     maxLargeBodyBytes: settings.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
+    throttle: personalKeyThrottle(authenticator, await rateLimiter(settings), limitsOf(settings.RATE_LIMIT_PERSONAL_KEY_PER_MINUTE, settings.RATE_LIMIT_PERSONAL_KEY_PER_HOUR)),
     log,
   });
   const ingestListener = await listenIngestPort(settings, rest.ingest, subgraphs, log, listener);
@@ -92,6 +95,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     await Promise.allSettled([ingestListener?.close(graceMs), listener.close(graceMs), metricsListener?.close()]);
     await Promise.resolve(gateway.dispose()).catch(() => undefined);
     await subgraphs.stop();
+    await closeRateLimiter();
     log.info({ signal }, 'stopped');
     process.exit(0);
   };

@@ -12,6 +12,7 @@ import { migrate } from './shared/db/migrate.js';
 import { openOrm, type Orm } from './shared/db/orm.js';
 import type { Logger } from './shared/logger.js';
 import { watchPool, type PoolState } from './shared/metrics.js';
+import { closeRateLimiter } from './shared/rate-limit.js';
 import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
@@ -64,6 +65,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     await Promise.allSettled(served.map((subgraph) => subgraph.close()));
     await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
     await pubsub?.close();
+    await closeRateLimiter();
     if (database.embedded) rmSync(embeddedUrlFile(config), { force: true });
     await database.embedded?.stop();
   };

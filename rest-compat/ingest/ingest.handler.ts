@@ -1,4 +1,4 @@
-import { AppError, contractError, MethodNotAllowedError } from '../../subgraphs/shared/errors.js';
+import { AppError, contractError, MethodNotAllowedError, retryAfterHeader } from '../../subgraphs/shared/errors.js';
 import type { ReadRequest } from '../../subgraphs/shared/http.js';
 import type { Logger } from '../../subgraphs/shared/logger.js';
 import { errorResponse } from '../errors.js';
@@ -42,7 +42,7 @@ export function createIngest(options: IngestOptions): (request: ReadRequest) => 
       if (result.errors?.length) {
         const { status, body: error } = contractError(result.errors[0]!);
         if (status >= 500) options.log.error({ errors: result.errors }, 'batch ingestion failed');
-        return errorResponse(status, error, CORS);
+        return errorResponse(status, error, { ...CORS, ...retryAfterHeader(result.errors[0]) });
       }
       return Response.json({ status: 'Ok' }, { headers: CORS });
     } catch (error) {

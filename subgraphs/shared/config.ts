@@ -63,6 +63,12 @@ const schema = z.object({
   BATCH_EXPORT_SETTLE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   /** Batch export runs a process works at once. */
   BATCH_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Requests a personal API key may make a minute and an hour (PostHog's 480 and 4,800); 0 is no limit. */
+  RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: z.coerce.number().int().min(0).default(480),
+  RATE_LIMIT_PERSONAL_KEY_PER_HOUR: z.coerce.number().int().min(0).default(4800),
+  /** `/batch/` requests a project API key may make a minute and an hour; 0 is no limit. */
+  RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  RATE_LIMIT_PROJECT_TOKEN_PER_HOUR: z.coerce.number().int().min(0).default(0),
   /** How long a stopping platform lets requests in progress finish before it drops them. */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** Largest request body the public listener accepts, in bytes. */

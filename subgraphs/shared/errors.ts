@@ -97,7 +97,15 @@ export class RequestTimeoutError extends AppError {
 export class ThrottledError extends AppError {
   constructor(seconds: number) {
     super(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} seconds.`);
+    // What the REST answer's Retry-After header says.
+    this.extensions.retry_after = seconds;
   }
+}
+
+/** The `Retry-After` header of a throttled error (its seconds), or none. */
+export function retryAfterHeader(error: { extensions?: Record<string, unknown> } | undefined): Record<string, string> {
+  const seconds = error?.extensions?.retry_after;
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? { 'retry-after': String(Math.ceil(seconds)) } : {};
 }
 
 /** 502/503/504: an upstream (language-model provider, SMTP) failed; the detail names which. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contractError, RequestTimeoutError, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
+import { contractError, RequestTimeoutError, retryAfterHeader, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
 
 /** Whether bytes begin as gzip does (PostHog's capture takes a gzip body by them alone). */
 export function isGzip(bytes: Uint8Array): boolean {
@@ -119,6 +119,7 @@ export function writeErrorBody(response: ServerResponse, status: number, body: E
 
 export function writeAppError(response: ServerResponse, error: AppError): void {
   const { status, body } = contractError(error);
+  for (const [name, value] of Object.entries(retryAfterHeader(error))) response.setHeader(name, value);
   writeErrorBody(response, status, body);
 }
 

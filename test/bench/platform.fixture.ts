@@ -37,6 +37,10 @@ export function platformEnv(settings: { databaseUrl: string; secretKey: string; 
     // whatever the caller's shell exports.
     REDIS_URL: '',
     SUBGRAPH_URLS: '',
+    // The load comes from one key and one project token: a bench measures the platform, not its rate limits.
+    RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: '0',
+    RATE_LIMIT_PERSONAL_KEY_PER_HOUR: '0',
+    RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: '0',
   };
 }
 

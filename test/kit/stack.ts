@@ -11,6 +11,8 @@ import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/index.js'
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
+import { limitsOf, rateLimiter } from '../../subgraphs/shared/rate-limit.js';
+import { personalKeyThrottle } from '../../router/throttle.js';
 
 /** One SECRET_KEY for every process of a test run, so that they can verify each other's headers. */
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef-0123456789';
@@ -66,6 +68,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       BATCH_EXPORT_SETTLE_SECONDS: '0',
       BATCH_EXPORT_RETRY_DELAY_SECONDS: '1',
       BATCH_EXPORT_MAX_ATTEMPTS: '3',
+      // Suites make hundreds of calls a minute with one key; the rate-limit suite sets its own.
+      RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: '0',
+      RATE_LIMIT_PERSONAL_KEY_PER_HOUR: '0',
+      RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: '0',
       ...options.env,
     }),
   );
@@ -93,6 +99,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxLargeBodyBytes: config.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
+    throttle: personalKeyThrottle(authenticator, await rateLimiter(config), limitsOf(config.RATE_LIMIT_PERSONAL_KEY_PER_MINUTE, config.RATE_LIMIT_PERSONAL_KEY_PER_HOUR)),
     log,
   });
   const ingest = options.ingestListener

@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade, type IngestionTarget } from '../../projects/facade.js';
-import { ValidationError } from '../../shared/errors.js';
+import { config } from '../../shared/config.js';
+import { ThrottledError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { ingestedEvents } from '../../shared/metrics.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
+import { limitsOf, rateLimiter } from '../../shared/rate-limit.js';
 import { PROFILES_QUEUED_TOPIC } from '../profiles/profile.queue.js';
 import { identify, readBatch, type BatchInput, type EventDocuments } from './batch.rules.js';
 import type { CapturedEvent } from './captured-event.js';
@@ -45,6 +47,7 @@ export class CaptureService {
     if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
     const target = await projectsFacade.findIngestionTarget(this.em, batchToken(input.api_key, input.batch));
     if (!target) throw unknownKey();
+    await throttleToken(target.environment_id);
     return this.write(target, read(input, target, started));
   }
 
@@ -87,4 +90,17 @@ function read(input: BatchInput, target: IngestionTarget, started: number): Read
     historical: input.historical_migration === true,
     started,
   };
+}
+
+/**
+ * A project API key's rate of `/batch/` requests (RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE and
+ * _PER_HOUR), counted once the key is known: a 429 with the seconds to wait, before any event is
+ * read.
+ */
+async function throttleToken(environmentId: number): Promise<void> {
+  const settings = config();
+  const limits = limitsOf(settings.RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE, settings.RATE_LIMIT_PROJECT_TOKEN_PER_HOUR);
+  if (limits.length === 0) return;
+  const verdict = await (await rateLimiter(settings)).take(`project-token:${environmentId}`, limits);
+  if (!verdict.allowed) throw new ThrottledError(verdict.retryAfterSeconds);
 }

@@ -1,0 +1,140 @@
+import { createClient, type RedisClientType } from 'redis';
+
+/** At most `limit` takes in each window of `windowSeconds` (PostHog's burst and sustained rates). */
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
+export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export const ALLOWED: Verdict = { allowed: true };
+
+/**
+ * Counts takes per key in fixed windows. With REDIS_URL the counts live in Redis, so every
+ * process of a deployment shares them; otherwise in this process's memory (one process, or a
+ * limit per process).
+ */
+export interface RateLimiter {
+  take(key: string, limits: readonly RateLimit[]): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+/** The window a moment falls in, and the seconds left of it. */
+function windowOf(limit: RateLimit, nowMs: number): { start: number; left: number } {
+  const size = limit.windowSeconds * 1000;
+  const start = Math.floor(nowMs / size) * size;
+  return { start, left: Math.max(1, Math.ceil((start + size - nowMs) / 1000)) };
+}
+
+/** The longest wait among the limits a take went past; null when it went past none. */
+function verdict(counts: number[], limits: readonly RateLimit[], left: number[]): Verdict {
+  let wait = 0;
+  counts.forEach((count, index) => {
+    if (count > limits[index]!.limit) wait = Math.max(wait, left[index]!);
+  });
+  return wait > 0 ? { allowed: false, retryAfterSeconds: wait } : ALLOWED;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counts = new Map<string, { count: number; expires: number }>();
+  private sweptAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async take(key: string, limits: readonly RateLimit[]): Promise<Verdict> {
+    const now = this.now();
+    this.sweep(now);
+    const left: number[] = [];
+    const counts = limits.map((limit) => {
+      const window = windowOf(limit, now);
+      left.push(window.left);
+      const slot = `${key}\n${limit.windowSeconds}\n${window.start}`;
+      const entry = this.counts.get(slot) ?? { count: 0, expires: window.start + limit.windowSeconds * 1000 };
+      entry.count += 1;
+      this.counts.set(slot, entry);
+      return entry.count;
+    });
+    return verdict(counts, limits, left);
+  }
+
+  /** Forgets ended windows, at most once a second. */
+  private sweep(now: number): void {
+    if (now - this.sweptAt < 1000) return;
+    this.sweptAt = now;
+    for (const [slot, entry] of this.counts) if (entry.expires <= now) this.counts.delete(slot);
+  }
+
+  async close(): Promise<void> {
+    this.counts.clear();
+  }
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  private constructor(
+    private readonly client: RedisClientType,
+    private readonly prefix: string,
+  ) {}
+
+  static async connect(url: string, prefix: string): Promise<RedisRateLimiter> {
+    const client: RedisClientType = createClient({ url });
+    // Errors surface on the commands that meet them; a lost connection reconnects by itself.
+    client.on('error', () => undefined);
+    await client.connect();
+    return new RedisRateLimiter(client, prefix);
+  }
+
+  /** One round trip: each window's counter is raised and given its expiry. */
+  async take(key: string, limits: readonly RateLimit[]): Promise<Verdict> {
+    const now = Date.now();
+    const windows = limits.map((limit) => windowOf(limit, now));
+    const multi = this.client.multi();
+    limits.forEach((limit, index) => {
+      const slot = `${this.prefix}ratelimit:${key}:${limit.windowSeconds}:${windows[index]!.start}`;
+      multi.incr(slot);
+      multi.expire(slot, limit.windowSeconds + 1);
+    });
+    const replies = (await multi.exec()) as unknown[];
+    const counts = limits.map((_, index) => Number(replies[index * 2]));
+    return verdict(
+      counts,
+      limits,
+      windows.map((window) => window.left),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => undefined);
+  }
+}
+
+/** Redis when a URL is given, this process's memory otherwise. */
+export async function openRateLimiter(redisUrl: string | undefined, prefix: string): Promise<RateLimiter> {
+  return redisUrl ? RedisRateLimiter.connect(redisUrl, prefix) : new MemoryRateLimiter();
+}
+
+/** The limits of a rate pair; a rate of 0 is no limit. */
+export function limitsOf(perMinute: number, perHour: number): RateLimit[] {
+  return [
+    ...(perMinute > 0 ? [{ limit: perMinute, windowSeconds: 60 }] : []),
+    ...(perHour > 0 ? [{ limit: perHour, windowSeconds: 3600 }] : []),
+  ];
+}
+
+let shared: Promise<RateLimiter> | undefined;
+
+/** The process's limiter: on REDIS_URL's Redis (under REDIS_CHANNEL_PREFIX) when it is set, else in memory; opened on first use. */
+export function rateLimiter(settings: { REDIS_URL?: string; REDIS_CHANNEL_PREFIX: string }): Promise<RateLimiter> {
+  shared ??= openRateLimiter(settings.REDIS_URL, settings.REDIS_CHANNEL_PREFIX).catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
+  return shared;
+}
+
+/** Closes the process's limiter (a stopping process). */
+export async function closeRateLimiter(): Promise<void> {
+  const opened = shared;
+  shared = undefined;
+  await (await opened?.catch(() => undefined))?.close();
+}
