@@ -77,15 +77,32 @@ export class RedisRateLimiter implements RateLimiter {
   ) {}
 
   static async connect(url: string, prefix: string): Promise<RedisRateLimiter> {
-    const client: RedisClientType = createClient({ url });
+    let connected = false;
+    const client: RedisClientType = createClient({
+      url,
+      // Commands are not queued while Redis is away: a take fails at once (and is let through).
+      disableOfflineQueue: true,
+      // A Redis away at start-up fails it; once connected, a lost connection is retried for ever.
+      socket: { connectTimeout: 5000, reconnectStrategy: (retries: number, cause: Error) => (!connected && retries >= 3 ? cause : Math.min(100 * 2 ** retries, 3000)) },
+    });
     // Errors surface on the commands that meet them; a lost connection reconnects by itself.
     client.on('error', () => undefined);
     await client.connect();
+    connected = true;
     return new RedisRateLimiter(client, prefix);
   }
 
-  /** One round trip: each window's counter is raised and given its expiry. */
+  /**
+   * One round trip: each window's counter is raised and given its expiry. With Redis away (or
+   * slower than a second) the request is let through: the limits protect the platform, and they
+   * must not become the reason it refuses everyone.
+   */
   async take(key: string, limits: readonly RateLimit[]): Promise<Verdict> {
+    if (limits.length === 0 || !this.client.isReady) return ALLOWED;
+    return Promise.race([this.count(key, limits), new Promise<Verdict>((resolve) => setTimeout(resolve, TAKE_TIMEOUT_MS, ALLOWED).unref())]).catch(() => ALLOWED);
+  }
+
+  private async count(key: string, limits: readonly RateLimit[]): Promise<Verdict> {
     const now = Date.now();
     const windows = limits.map((limit) => windowOf(limit, now));
     const multi = this.client.multi();
@@ -104,9 +121,13 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    await this.client.quit().catch(() => undefined);
+    if (this.client.isReady) await this.client.quit().catch(() => undefined);
+    else if (this.client.isOpen) this.client.destroy();
   }
 }
+
+/** A take that Redis does not answer within this lets the request through. */
+const TAKE_TIMEOUT_MS = 1000;
 
 /** Redis when a URL is given, this process's memory otherwise. */
 export async function openRateLimiter(redisUrl: string | undefined, prefix: string): Promise<RateLimiter> {

@@ -22,7 +22,7 @@ export interface LoadTarget {
    * when requests must differ: the router runs identical queries in flight to a subgraph once, so
    * identical concurrent requests would measure that sharing.
    */
-  variant?: (index: number, connections: number) => { path: string; headers: Record<string, string> };
+  variant?: (index: number, connections: number) => { path?: string; headers?: Record<string, string>; body?: string };
 }
 
 /** How hard a run drives its target. */

@@ -9,7 +9,7 @@ import { describeFailure, onExit, reportLoggedErrors, runBench, say } from './be
 import { CONNECTIONS, MEASURE_SECONDS, measure } from './load.runner.js';
 import { platformEnv, seed, startPlatform } from './platform.fixture.js';
 import { appendResults, codeVersion, load1, machine, ratioLines, table, type Measured } from './results.report.js';
-import { checkAnswers, graphqlTarget, restTarget } from './router.targets.js';
+import { checkAnswers, distinctGraphqlTarget, graphqlTarget, restTarget } from './router.targets.js';
 
 /** The repository root: dist/test/bench/ → three levels up. Children run there, as `npm start` does. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     graphqlTarget('a', 'our router, GraphQL', `${platform.url}/graphql`, seeded),
     graphqlTarget('b', '@apollo/gateway, GraphQL', apollo.graphqlUrl, seeded),
     restTarget('c', 'our router, REST', platform.url, seeded),
+    distinctGraphqlTarget('d', 'our router, GraphQL, distinct variables', `${platform.url}/graphql`, seeded),
+    distinctGraphqlTarget('e', '@apollo/gateway, GraphQL, distinct variables', apollo.graphqlUrl, seeded),
   ];
   await checkAnswers(targets[0]!, targets[1]!, targets[2]!, seeded);
 

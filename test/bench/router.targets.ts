@@ -22,6 +22,28 @@ export function graphqlTarget(key: string, label: string, graphqlUrl: string, se
   };
 }
 
+/** The query with its page size as a variable: each request of a distinct run asks for another one. */
+const DISTINCT_QUERY = `query($p: Int!, $limit: Int) {
+  customer_profile_configs(project_id: $p, limit: $limit) {
+    count
+    results { id scope content created_at project { id name } }
+  }
+}`;
+
+/**
+ * The GraphQL query with different variables on every request (a page size from 20 to 999: the same
+ * 20 records): no two requests in flight are alike, so neither gateway can answer one with
+ * another's work, as when real clients each ask their own question.
+ */
+export function distinctGraphqlTarget(key: string, label: string, graphqlUrl: string, seed: Seed): LoadTarget {
+  const body = (index: number) => JSON.stringify({ query: DISTINCT_QUERY, variables: { p: seed.environment_id, limit: CONFIG_COUNT + (index % 980) } });
+  return {
+    ...graphqlTarget(key, label, graphqlUrl, seed),
+    body: body(0),
+    variant: (index) => ({ body: body(index) }),
+  };
+}
+
 /** The same records through the REST layer (which leaves out `project`: PostHog's record has none). */
 export function restTarget(key: string, label: string, platformUrl: string, seed: Seed): LoadTarget {
   return {
