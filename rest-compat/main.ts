@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, readBody, toRequest, writeAppError, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
+import { isBatchPath, methodsWithIngest, logAborts, readBody, RequestAbortedError, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { routerExecutor, routerSubscriber } from './executors.js';
 import { createRest } from './rest.js';
@@ -35,20 +36,24 @@ async function main(): Promise<void> {
     return fetch(new URL(url.search, routerBatch), { method: request.method, headers, body: request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(body) });
   };
   const server = createServer((request, response) => {
+    logAborts(log, request, response);
     const respond = async () => {
       const url = new URL(request.url ?? '/', 'http://rest');
       const batch = isBatchPath(url.pathname);
       if (!batch && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return writeAppError(response, new NotFoundError());
+      if (!batch && UNCARRIED_METHODS.has(request.method ?? '')) return writeMethodNotAllowed(response, request.method!, rest.allowedMethods(request.url ?? '/'));
       const limit = batch ? settings.MAX_INGEST_BODY_BYTES : apiBodyLimit(request.method ?? 'GET', request.url ?? '/');
       const body = await readBody(request, limit);
       if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
       await writeResponse(await (batch ? forwardBatch(request, url, body) : rest.handle(toRequest(request, body))), response);
     };
     respond().catch((error: unknown) => {
+      if (error instanceof RequestAbortedError) return;
       log.error({ err: error }, 'REST request failed');
       writeServerError(response);
     });
   });
+  answerClientErrors(server, methodsWithIngest(rest.allowedMethods));
   server.listen(settings.PORT, settings.HOST, () => {
     const { port } = server.address() as AddressInfo;
     process.stdout.write(`REST layer listening on http://${settings.HOST}:${port}, routing to ${settings.ROUTER_URL}\n`);

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { filterSchema, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { buildSchema, GraphQLObjectType, print, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { createSofaRouter, createSofa } from 'sofa-api';
@@ -5,6 +6,7 @@ import {
   contractError,
   MethodNotAllowedError,
   NotFoundError,
+  NOT_UTF8,
   ParseError,
   retryAfterHeader,
   SERVER_ERROR_BODY,
@@ -21,8 +23,8 @@ import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
 import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
-import { batchPath } from './ingest/ingest.openapi.js';
-import { shapeOpenApi } from './openapi.js';
+import { restOpenApi } from './openapi/openapi.document.js';
+import { scalarSchemas } from './openapi/openapi.scalars.js';
 import { RouteMatcher, type Match, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
 
@@ -54,6 +56,8 @@ export interface RestLayer {
   ingest(request: ReadRequest): Promise<Response>;
   /** Whether a request's route takes large bodies (`largeBody`), so the listener bounds it higher. */
   takesLargeBody(method: string, url: string): boolean;
+  /** The methods a path takes (none: no such path), for those that fetch cannot carry (TRACE). */
+  allowedMethods(url: string): string[];
   openapi: Record<string, unknown>;
 }
 
@@ -126,10 +130,11 @@ export function createRest(options: RestOptions): RestLayer {
           description: 'REST compatibility layer: the documented paths, projected from the GraphQL API.',
         },
       },
+      // Only the document's schemas: SOFA reads arguments by their GraphQL types.
+      customScalars: scalarSchemas(),
     }),
   );
-  const shaped = shapeOpenApi((sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument, routes, API_PREFIX);
-  const openapi = { ...shaped, paths: { '/batch/': batchPath, ...(shaped.paths as Record<string, unknown>) } };
+  const openapi = restOpenApi((sofa as unknown as { openAPIDocument: Record<string, unknown> }).openAPIDocument, routes, API_PREFIX);
 
   return {
     openapi,
@@ -139,11 +144,15 @@ export function createRest(options: RestOptions): RestLayer {
       const match = matcher.match(method, path);
       return match.kind === 'route' && match.route.largeBody === true;
     },
+    allowedMethods(url: string): string[] {
+      const match = matcher.match('', new URL(url, 'http://rest').pathname.slice(API_PREFIX.length) || '/');
+      return match.kind === 'method_not_allowed' ? match.allowed : [];
+    },
     async handle(request: Request): Promise<Response> {
       const startedAt = performance.now();
       const url = new URL(request.url);
       const path = url.pathname.slice(API_PREFIX.length) || '/';
-      const docs = serveDocs(request.method, path, openapi);
+      const docs = serveDocs(request, path, openapi);
       if (docs) return docs;
       const match = matcher.match(request.method, path);
       const response = await answerRoute(request, url, match);
@@ -218,7 +227,9 @@ function fail(error: AppError, headers: Record<string, string> = {}): Response {
 async function readBody(request: Request, method: string): Promise<{ parsed: Record<string, unknown>; text: string } | undefined | Response> {
   // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
   if (method === 'GET') return undefined;
-  const text = await request.text();
+  const bytes = Buffer.from(await request.arrayBuffer());
+  if (!isUtf8(bytes)) return fail(new ParseError(NOT_UTF8));
+  const text = bytes.toString('utf8');
   if (!text.trim()) return { parsed: {}, text: '{}' };
   let parsed: unknown;
   try {

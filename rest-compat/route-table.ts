@@ -18,7 +18,11 @@ export interface RestRoute {
   field: `${'Query' | 'Mutation'}.${string}`;
   /** 200 unless given; DELETE routes answer 204 with no body. */
   status?: 200 | 201 | 204;
+  /** One line for the OpenAPI document, in the API document's words where it has some. */
+  summary: string;
   description?: string;
+  /** Callable without a key (a mailed token is the credential); a key sent must still hold the scope. */
+  public?: boolean;
   /** Path parameters besides `project_id` that are integer ids. */
   integerParams?: string[];
   /** Its `limit` is the operation's own argument, not a page size: passed on as given, not dropped when it is no page size. */

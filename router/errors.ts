@@ -1,6 +1,6 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { GraphQLFormattedError } from 'graphql';
-import { contractError, retryAfterHeader } from '../subgraphs/shared/errors.js';
+import { contractError, retryAfterHeader, type AppError } from '../subgraphs/shared/errors.js';
 
 /**
  * A GraphQL error as clients get it: with the contract's `code`, `type`, `status` and `attr` in
@@ -9,13 +9,34 @@ import { contractError, retryAfterHeader } from '../subgraphs/shared/errors.js';
  */
 export function toContractError(error: unknown): GraphQLFormattedError {
   const candidate = error as { toJSON?: () => GraphQLFormattedError };
-  const formatted = typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError);
+  const formatted = withoutInternals(typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError));
   if (formatted.extensions?.type !== undefined) return formatted;
+  if (typeof formatted.extensions?.serviceName === 'string') return unavailable(formatted, formatted.extensions.serviceName);
   const { status, body } = contractError(formatted as { message: string; extensions?: Record<string, unknown> });
   return {
     ...formatted,
     message: status >= 500 ? body.detail : formatted.message,
     extensions: { ...formatted.extensions, code: body.code, type: body.type, status, attr: body.attr },
+  };
+}
+
+/** The gateway's record of the subgraph call (its query and variables) is for operators, not clients. */
+function withoutInternals(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  if (!formatted.extensions || !('request' in formatted.extensions || 'response' in formatted.extensions)) return formatted;
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- taken out
+  const { request, response, ...extensions } = formatted.extensions;
+  return { ...formatted, extensions };
+}
+
+/**
+ * A subgraph that did not answer (stopped, restarting, unreachable) without an error of its own:
+ * a 503 naming it, so a client retries, and the fields of the other subgraphs keep their data.
+ */
+function unavailable(formatted: GraphQLFormattedError, service: string): GraphQLFormattedError {
+  return {
+    ...formatted,
+    message: `The ${service} service is unavailable; try again shortly.`,
+    extensions: { ...formatted.extensions, code: 'service_unavailable', type: 'server_error', status: 503, attr: null },
   };
 }
 
@@ -42,4 +63,15 @@ export function useContractErrors(): GatewayPlugin {
       setResponse(new Response(response.body, { status: refused.status, headers }));
     },
   };
+}
+
+/**
+ * A refusal of a whole GraphQL request before any operation runs (throttled, unreadable, malformed
+ * parameters): its status, Retry-After when throttled, the contract's code in the extensions.
+ */
+export function graphqlErrorResponse(error: AppError): Response {
+  return new Response(JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }), {
+    status: error.status,
+    headers: { 'content-type': 'application/graphql-response+json; charset=utf-8', ...retryAfterHeader(error) },
+  });
 }

@@ -4,7 +4,6 @@ import { createGatewayRuntime, type GatewayPlugin, type GatewayRuntime } from '@
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
 import httpTransport from '@graphql-mesh/transport-http';
 import wsTransport from '@graphql-mesh/transport-ws';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { AppError } from '../subgraphs/shared/errors.js';
@@ -12,6 +11,7 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
 import type { Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
+import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
@@ -52,7 +52,63 @@ export interface GatewayOptions {
  * subgraphs in a signed header: on HTTP fetches, and as a connection param of subscription sockets.
  */
 export function createGateway(options: GatewayOptions): GatewayRuntime<RouterContext> {
+  const router = routerPlugins(options);
+  return createGatewayRuntime<RouterContext>({
+    supergraph: options.supergraph,
+    unifiedGraphHandler,
+    transports: { http: options.local ? localFirstTransport(options.local, router.currentActor) : httpTransport, ws: wsTransport },
+    transportEntries: SUBSCRIPTIONS_OVER_WS,
+    plugins: () => [...router.plugins, useRequestMetrics()],
+    graphqlEndpoint: '/graphql',
+    graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
+    renderGraphiQL,
+    landingPage: false,
+    maskedErrors: false,
+    logging: false,
+  });
+}
+
+/** Subscriptions reach each subgraph over graphql-ws on its /graphql, the actor in the connection params. */
+export const SUBSCRIPTIONS_OVER_WS = {
+  '*.http': {
+    options: {
+      subscriptions: {
+        kind: 'ws',
+        location: '/graphql',
+        options: { connectionParams: { [ACTOR_HEADER]: '{context.actorHeader}' } },
+      },
+    },
+  },
+} as const;
+
+/**
+ * What makes any Hive Gateway this platform's router (`npm start`'s runtime and the Hive Gateway
+ * CLI alike): the key authenticated once per operation and signed into every subgraph call, the
+ * query limits, and the contract's errors.
+ */
+export function routerPlugins(options: Pick<GatewayOptions, 'authenticator' | 'signer' | 'log' | 'limits'>): {
+  plugins: GatewayPlugin<RouterContext>[];
+  currentActor: (context: unknown) => Promise<Actor | GraphQLError | undefined>;
+} {
   const { authenticator, signer, log } = options;
+  /**
+   * The operation's actor, for a subgraph call. A subscription outlives the header's expiry: then
+   * the key is checked again (a revoked one gets no more data, but this error) and signed anew.
+   */
+  const currentActor = async (context: unknown): Promise<Actor | GraphQLError | undefined> => {
+    const ctx = context as Partial<RouterContext>;
+    if (!ctx.actor) return undefined;
+    if (Date.now() - ctx.actorSignedAt! >= RESIGN_AFTER_MS) {
+      try {
+        ctx.actor = await authenticator.actorFor(ctx.authorization);
+      } catch (error) {
+        return asHttpError(error, log);
+      }
+      ctx.actorHeader = signer.sign(ctx.actor);
+      ctx.actorSignedAt = Date.now();
+    }
+    return ctx.actor;
+  };
   const authenticate: GatewayPlugin<RouterContext> = {
     onContextBuilding({ context, extendContext }) {
       const ctx = context as Partial<RouterContext> & { headers?: Record<string, string> };
@@ -67,57 +123,18 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     },
     // Every subgraph fetch carries the actor, including the entity fetches that resolve fields of
     // subscription events (which header propagation does not reach).
-    async onFetch({ context, options, setOptions, endResponse }) {
-      const ctx = context as Partial<RouterContext>;
-      const actor = await currentActor(ctx);
+    async onFetch({ context, options: fetchOptions, setOptions, endResponse }) {
+      const actor = await currentActor(context);
       if (actor === undefined) return;
       if (actor instanceof GraphQLError) {
         endResponse(Response.json({ errors: [{ message: actor.message, extensions: actor.extensions }] }));
         return;
       }
-      setOptions({ ...options, headers: { ...(options.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! } });
+      const ctx = context as Partial<RouterContext>;
+      setOptions({ ...fetchOptions, headers: { ...(fetchOptions.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! } });
     },
   };
-  /**
-   * The operation's actor, for a subgraph call. A subscription outlives the header's expiry: then
-   * the key is checked again (a revoked one gets no more data, but this error) and signed anew.
-   */
-  const currentActor = async (ctx: Partial<RouterContext>): Promise<Actor | GraphQLError | undefined> => {
-    if (!ctx.actor) return undefined;
-    if (Date.now() - ctx.actorSignedAt! >= RESIGN_AFTER_MS) {
-      try {
-        ctx.actor = await authenticator.actorFor(ctx.authorization);
-      } catch (error) {
-        return asHttpError(error, log);
-      }
-      ctx.actorHeader = signer.sign(ctx.actor);
-      ctx.actorSignedAt = Date.now();
-    }
-    return ctx.actor;
-  };
-  return createGatewayRuntime<RouterContext>({
-    supergraph: options.supergraph,
-    unifiedGraphHandler,
-    transports: { http: options.local ? localFirstTransport(options.local, (context) => currentActor(context as Partial<RouterContext>)) : httpTransport, ws: wsTransport },
-    transportEntries: {
-      '*.http': {
-        options: {
-          subscriptions: {
-            kind: 'ws',
-            location: '/graphql',
-            options: { connectionParams: { [ACTOR_HEADER]: '{context.actorHeader}' } },
-          },
-        },
-      },
-    },
-    plugins: () => [authenticate, useQueryLimits(options.limits), useContractErrors(), useRequestMetrics()],
-    graphqlEndpoint: '/graphql',
-    graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
-    renderGraphiQL,
-    landingPage: false,
-    maskedErrors: false,
-    logging: false,
-  });
+  return { plugins: [authenticate, useQueryLimits(options.limits), useContractErrors()], currentActor };
 }
 
 /**

@@ -1,8 +1,10 @@
 import { createServer } from 'node:http';
+import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
+import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
+import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { answerIngest, writeHealth, type IngestHandler, type Listener } from './listener.js';
 
 export interface IngestListenerOptions {
@@ -20,7 +22,9 @@ export interface IngestListenerOptions {
  * `/batch/` and `/healthz`, nothing else.
  */
 export async function listenIngest(options: IngestListenerOptions): Promise<Listener> {
+  const inFlight = new InFlight();
   const server = createServer((request, response) => {
+    logAborts(options.log, request, response);
     const path = new URL(request.url ?? '/', 'http://ingest').pathname;
     const served = async () => {
       if (path === '/healthz') {
@@ -31,15 +35,21 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
         writeAppError(response, new NotFoundError());
       }
     };
-    served().catch((error: unknown) => {
+    inFlight.track(served()).catch((error: unknown) => {
+      if (error instanceof RequestAbortedError) return;
       options.log.error({ err: error, url: request.url }, 'ingest request failed');
       writeServerError(response);
     });
   });
+  answerClientErrors(server, methodsWithIngest(() => []));
   const url = await bind(server, options.host, options.port, 'INGEST_PORT');
   return {
     url,
     server,
-    close: (graceMs = 0) => closeGracefully(server, graceMs),
+    close: async (graceMs = 0) => {
+      const deadline = Date.now() + graceMs;
+      await closeGracefully(server, graceMs);
+      await inFlight.settled(Math.max(0, deadline - Date.now()));
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -5,16 +6,20 @@ import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError, contractError, NotFoundError, PayloadTooLargeError, RequestTimeoutError, retryAfterHeader, ThrottledError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, isGzip, readBody, readRequest, toRequest, writeAppError, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { AppError, NOT_UTF8, NotFoundError, ParseError, PayloadTooLargeError, ValidationError, RequestTimeoutError, ThrottledError } from '../subgraphs/shared/errors.js';
+import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
+import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
+import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/shared/metrics.js';
 import { ALLOWED, type Verdict } from '../subgraphs/shared/rate-limit.js';
 import { Slots } from '../subgraphs/shared/slots.js';
+import { logSocketErrors, ReasonedWebSocket } from '../subgraphs/shared/websocket.js';
 import type { Authenticator } from './auth.js';
-import { toContractError } from './errors.js';
+import { graphqlErrorResponse, toContractError } from './errors.js';
 import { headerValue, type RouterContext } from './gateway.js';
+import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
 
 /** A handler for one family of paths, in WHATWG terms. */
@@ -40,6 +45,8 @@ export interface ListenerOptions {
   maxLargeBodyBytes: number;
   /** Whether a REST request may have a large body. */
   takesLargeBody?: (method: string, url: string) => boolean;
+  /** The methods a REST path takes (none: no such path), to refuse the ones fetch cannot carry. */
+  allowedMethods?: (url: string) => string[];
   /** Whether a request with this Authorization may go on now (a personal API key's rate); none: no limit. */
   throttle?: (authorization: string | undefined) => Promise<Verdict>;
   log: Logger;
@@ -61,14 +68,18 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   // Websocket clients must not race the first schema load (the gateway loads it lazily).
   await gateway.fetch('http://router/graphql?query=%7B__typename%7D');
 
+  const inFlight = new InFlight();
   const server = createServer((request, response) => {
-    route(options, request, response).catch((error: unknown) => {
+    logAborts(log, request, response);
+    inFlight.track(route(options, request, response)).catch((error: unknown) => {
+      if (error instanceof RequestAbortedError) return;
       log.error({ err: error, url: request.url }, 'request failed');
       writeServerError(response);
     });
   });
+  answerClientErrors(server, (url) => methodsOf(options, url));
   // A graphql-ws message is a request body too, sent before the key is checked: the ordinary limit holds.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes, WebSocket: ReasonedWebSocket });
   /** The graphql-ws connections accepted, for the metrics' gauges. */
   const connections = new Set<{ subscriptions: Record<string, unknown> }>();
   const wsServer = useServer(
@@ -99,6 +110,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     },
     sockets,
   );
+  logSocketErrors(sockets, log);
   const unwatch = watchSubscriptions(() => ({
     connections: connections.size,
     subscriptions: [...connections].reduce((sum, ctx) => sum + Object.keys(ctx.subscriptions).length, 0),
@@ -116,6 +128,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     url,
     server,
     close: async (graceMs = 0) => {
+      const deadline = Date.now() + graceMs;
       unwatch();
       // graphql-ws closes its sockets with 1001 (going away): clients reconnect to another process.
       const open = [...sockets.clients];
@@ -123,6 +136,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       await Promise.race([Promise.all(open.map((client) => (client.readyState === client.CLOSED ? undefined : once(client, 'close')))), delay(Math.min(graceMs, 1000))]);
       for (const client of sockets.clients) client.terminate();
       await closeGracefully(server, graceMs);
+      // Requests whose clients went away: their work goes on, and the subgraphs must outlive it.
+      await inFlight.settled(Math.max(0, deadline - Date.now()));
     },
   };
 }
@@ -139,13 +154,44 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage());
     return;
   }
+  // GraphiQL's files: static, so neither throttled nor read for a body.
+  const asset = path.startsWith(GRAPHIQL_ASSETS) ? await graphiqlAsset(toRequest(request, Buffer.alloc(0))) : null;
+  if (asset) return writeResponse(asset, response);
   const { ingest } = options;
   if (ingest && isBatchPath(path)) return answerIngest(request, response, ingest, options.maxIngestBodyBytes ?? options.maxBodyBytes);
   const handler = handlerFor(options, path);
   if (!handler) return writeAppError(response, new NotFoundError());
+  if (UNCARRIED_METHODS.has(request.method ?? '')) return writeMethodNotAllowed(response, request.method!, methodsOf(options, request.url ?? '/'));
   const verdict = options.throttle ? await options.throttle(request.headers.authorization) : ALLOWED;
   if (!verdict.allowed) return writeThrottled(response, new ThrottledError(verdict.retryAfterSeconds), path === '/graphql');
-  await answer(request, response, await bodyLimit(options, request, path), (body) => handler(toRequest(request, body)));
+  const refused = path === '/graphql' ? malformedGraphqlGet(request) : undefined;
+  if (refused) return writeResponse(graphqlErrorResponse(refused), response);
+  await answer(request, response, await bodyLimit(options, request, path), async (body) => (path === '/graphql' && !isUtf8(body) ? graphqlErrorResponse(new ParseError(NOT_UTF8)) : handler(toRequest(request, body))));
+}
+
+/** The methods a path of this listener takes: for a 405's Allow. */
+function methodsOf(options: ListenerOptions, url: string): string[] {
+  if (new URL(url, 'http://router').pathname === '/graphql') return ['GET', 'POST'];
+  const rest = (target: string) => options.allowedMethods?.(target) ?? [];
+  return options.ingest ? methodsWithIngest(rest)(url) : rest(url);
+}
+
+/** GET /graphql's `variables` and `extensions` must be JSON objects (GraphQL over HTTP): a 400 otherwise, before the gateway. */
+function malformedGraphqlGet(request: IncomingMessage): AppError | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  const params = new URL(request.url ?? '/', 'http://router').searchParams;
+  for (const name of ['variables', 'extensions']) {
+    const value = params.get(name);
+    if (value === null) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return new ParseError(`The ${name} parameter is not valid JSON.`);
+    }
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) return new ValidationError(`The ${name} parameter must be a JSON object.`, name);
+  }
+  return undefined;
 }
 
 /**
@@ -166,12 +212,9 @@ export async function answer(request: IncomingMessage, response: ServerResponse,
 }
 
 /** A 429 with Retry-After: the contract's body, or for GraphQL an error with its code in the extensions. */
-function writeThrottled(response: ServerResponse, error: ThrottledError, graphql: boolean): void {
+function writeThrottled(response: ServerResponse, error: ThrottledError, graphql: boolean): Promise<void> | void {
   if (!graphql) return writeAppError(response, error);
-  const { body } = contractError(error);
-  response
-    .writeHead(429, { 'content-type': 'application/graphql-response+json; charset=utf-8', ...retryAfterHeader(error) })
-    .end(JSON.stringify({ errors: [{ message: body.detail, extensions: { ...error.extensions, status: 429 } }] }));
+  return writeResponse(graphqlErrorResponse(error), response);
 }
 
 /** `/healthz`: 200 once every part is up and the database answers, 503 otherwise. */

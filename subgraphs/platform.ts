@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,6 +14,7 @@ import { openOrm, type Orm } from './shared/db/orm.js';
 import type { Logger } from './shared/logger.js';
 import { watchPool, type PoolState } from './shared/metrics.js';
 import { closeRateLimiter } from './shared/rate-limit.js';
+import { ClusterPubSub } from './shared/cluster/cluster.pubsub.js';
 import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
@@ -40,16 +42,60 @@ export interface StartOptions {
   only?: string[];
   /** Port for a single subgraph; 0 (a free port) otherwise. */
   port?: number;
+  /**
+   * A database that a cluster's primary opened, migrated and bootstrapped (see
+   * {@link prepareDatabase}): used as it is, and left running on stop, for the primary stops it.
+   */
+  prepared?: Database;
+}
+
+/**
+ * What a cluster's primary does once, before its workers start subgraphs on the same database:
+ * opens it (embedded unless DATABASE_URL is set), applies every subgraph's migrations and, on an
+ * empty embedded database, bootstraps the default account. The caller stops the embedded server.
+ */
+export async function prepareDatabase(config: Config, log: Logger): Promise<Database> {
+  const database = await openDatabase(config, log);
+  const orms = new Map<SubgraphDefinition, Orm>();
+  try {
+    await openMigrated(allSubgraphs, database.url, log, orms, 1);
+    if (database.embedded) {
+      await bootstrapFirstStart(config, orms, log);
+      writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
+    }
+    return database;
+  } catch (error) {
+    await database.embedded?.stop();
+    throw error;
+  } finally {
+    await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
+  }
+}
+
+/** Forgets the embedded database's URL file of {@link prepareDatabase} (the server is stopping). */
+export function forgetEmbeddedUrl(config: Config): void {
+  rmSync(embeddedUrlFile(config), { force: true });
+}
+
+/** Opens each subgraph's ORM into `orms` and applies its migrations (under an advisory lock each). */
+async function openMigrated(definitions: SubgraphDefinition[], url: string, log: Logger, orms: Map<SubgraphDefinition, Orm>, poolMax?: number): Promise<void> {
+  for (const definition of definitions) {
+    const orm = await openOrm(definition, url, poolMax);
+    orms.set(definition, orm);
+    await migrate(definition, orm, log);
+  }
 }
 
 /**
  * Starts subgraphs in this process: the database (embedded unless DATABASE_URL is set), the
- * pub/sub (Redis when REDIS_URL is set), migrations, the embedded first-start bootstrap, and one
- * HTTP + graphql-ws listener per subgraph on 127.0.0.1.
+ * pub/sub (Redis when REDIS_URL is set; else the cluster primary's in a cluster worker, or this
+ * process's), migrations, the embedded first-start bootstrap, and one HTTP + graphql-ws listener
+ * per subgraph on 127.0.0.1 (this process's own, also in a cluster worker).
  */
 export async function startSubgraphs(config: Config, log: Logger, options: StartOptions = {}): Promise<RunningSubgraphs> {
   const definitions = allSubgraphs.filter((subgraph) => !options.only || options.only.includes(subgraph.name));
-  const database = await openDatabase(config, log);
+  const database = options.prepared ?? (await openDatabase(config, log));
+  const owned = !options.prepared;
   const orms = new Map<SubgraphDefinition, Orm>();
   const served: ServedSubgraph[] = [];
   const cleanupOrms: Orm[] = [];
@@ -66,19 +112,17 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
     await pubsub?.close();
     await closeRateLimiter();
-    if (database.embedded) rmSync(embeddedUrlFile(config), { force: true });
+    if (!owned) return;
+    if (database.embedded) forgetEmbeddedUrl(config);
     await database.embedded?.stop();
   };
   try {
-    if (database.embedded) writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
-    pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : new MemoryPubSub();
-    for (const definition of definitions) {
-      const orm = await openOrm(definition, database.url);
-      orms.set(definition, orm);
-      unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
-      await migrate(definition, orm, log);
-    }
-    if (database.embedded) await bootstrapFirstStart(config, orms, log);
+    if (owned && database.embedded) writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
+    pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : cluster.isWorker ? new ClusterPubSub(log) : new MemoryPubSub();
+    if (owned) await openMigrated(definitions, database.url, log, orms);
+    else for (const definition of definitions) orms.set(definition, await openOrm(definition, database.url));
+    for (const [definition, orm] of orms) unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
+    if (owned && database.embedded) await bootstrapFirstStart(config, orms, log);
     deletions = await startDeletions(orms, database.url, cleanupOrms, log);
     const signer = new ActorSigner(config.SECRET_KEY);
     for (const [definition, orm] of orms) {

@@ -9,7 +9,7 @@ import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/data
 import { exportsPath, ingestedAsTheyHappened, postgresDestination } from './kit/batch-exports.js';
 import { sql } from './kit/db.js';
 import { api } from './kit/http.js';
-import { freePort, startPlatform, type Platform } from './kit/process.js';
+import { freePort, killTree, startPlatform, type Platform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
@@ -115,7 +115,7 @@ describe('a SIGKILL in the middle of batch export runs', () => {
 
       await waitFor(async () => receiver.held.length > 0 && (await runOf(postgresExport))?.status === 'Running');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      platform.child.kill('SIGKILL');
+      await killTree(platform.child.pid!);
       await platform.exited;
       expect(receiver.accepted.map((request) => request.key)).toEqual([`${(await runOf(httpExport)).id}-0`]);
       await holder.query('commit');

@@ -34,7 +34,8 @@ describe('conversations in embedded mode', () => {
     const owner = { ...boot, email: 'admin@localhost' } as Tenant;
     const id = randomUUID();
     const client = wsClient(`${platform!.url.replace('http', 'ws')}/graphql`, owner.personal_api_key);
-    const created = await api(platform!.url, 'POST', conversationsPath(owner), { key: owner.personal_api_key, body: { content: 'Embedded [slow:20] [words:10]', conversation: id } });
+    // Slow enough (3 s) that the subscription below starts during the run, on whichever worker its socket lands.
+    const created = await api(platform!.url, 'POST', conversationsPath(owner), { key: owner.personal_api_key, body: { content: 'Embedded [slow:300] [words:10]', conversation: id } });
     expect(created.status).toBe(201);
     const follow = collect(client, 'subscription($c: ID!) { conversation_stream(conversation: $c) { sequence kind delta detail } }', { c: id });
     await expect.poll(() => follow.results.some((result) => result.data?.conversation_stream.detail === 'finished'), { timeout: 10_000 }).toBe(true);
@@ -53,7 +54,7 @@ describe('conversations in embedded mode', () => {
     platform = await startPlatform(env);
     const kept = await api(platform.url, 'GET', conversationsPath(owner, `${id}/`), { key: owner.personal_api_key });
     expect(kept.body.messages.map((message: any) => message.content)).toEqual([
-      'Embedded [slow:20] [words:10]',
+      'Embedded [slow:300] [words:10]',
       'Answer: w1 w2 w3 w4 w5 w6 w7 w8 w9 w10',
       'Second [words:3]',
       'Answer: w1 w2 w3',

@@ -81,6 +81,13 @@ describe('REST contract: customer profile configs', () => {
     const last = await api(stack.url, 'GET', `${path}?limit=2&offset=4`, { key: own.personal_api_key });
     expect(last.body.next).toBeNull();
     expect(last.body.results).toHaveLength(1);
+    expect(last.body.count).toBe(5);
+
+    // The count of a page that ends the list comes from the page; of a full one, or one past the end, from a count.
+    for (const [query, rows] of [['limit=10', 5], ['limit=5', 5], ['limit=4&offset=1', 4], ['limit=3&offset=3', 2], ['limit=2&offset=5', 0], ['limit=2&offset=50', 0]] as const) {
+      const page = await api(stack.url, 'GET', `${path}?${query}`, { key: own.personal_api_key });
+      expect([page.body.count, page.body.results.length], query).toEqual([5, rows]);
+    }
   });
 
   it('falls back to the default page for an invalid limit or offset, as DRF does', async () => {

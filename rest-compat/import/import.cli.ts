@@ -1,6 +1,7 @@
+import { runCommand } from '../../subgraphs/shared/cli.js';
 import { ImportAbort } from './batch.sender.js';
 import { CheckpointMismatch } from './import.checkpoint.js';
-import { importOptions, USAGE, UsageError } from './import.options.js';
+import { importOptions, importProgram, type ImportArguments } from './import.options.js';
 import { Importer } from './import.runner.js';
 
 /**
@@ -9,22 +10,10 @@ import { Importer } from './import.runner.js';
  * output gets one JSON summary. Ctrl-C stops after the batches in flight and keeps the checkpoint;
  * running the same command again goes on from it.
  */
-async function main(): Promise<number> {
+async function main(values: ImportArguments): Promise<number> {
+  const importer = new Importer(importOptions(values));
   // Until main says otherwise: an import whose work drained away without an answer did not succeed.
   process.exitCode = 1;
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  let importer: Importer;
-  try {
-    importer = new Importer(importOptions(argv));
-  } catch (error) {
-    if (!(error instanceof UsageError) && (error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw error;
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       process.stderr.write(`\n${signal}: finishing the batches in flight, then saving the checkpoint…\n`);
@@ -44,10 +33,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`import failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
-);
+runCommand(importProgram, 'import failed', main);

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { cliProgram, UsageError } from '../../subgraphs/shared/cli.js';
 
 /** What `npm run import` was asked to do. */
 export interface ImportOptions {
@@ -17,34 +17,42 @@ export interface ImportOptions {
   retryForMs: number;
 }
 
-export class UsageError extends Error {}
+/** The command line as commander reads it: strings, checked by importOptions. */
+export interface ImportArguments {
+  file?: string;
+  token?: string;
+  host: string;
+  batchSize: string;
+  maxBatchBytes: string;
+  concurrency: string;
+  checkpoint?: string;
+  rejects?: string;
+  retryForSeconds: string;
+}
 
-export const USAGE = `usage: npm run import -- --file events.jsonl[.gz] --token phc_… [--host URL]
-  [--batch-size 1000] [--max-batch-bytes 8388608] [--concurrency 4] [--checkpoint FILE] [--rejects FILE]
-  [--retry-for-seconds 600]`;
+export const importProgram = cliProgram(
+  'npm run import --',
+  'Sends a JSON-lines export (events.jsonl or events.jsonl.gz) to /batch/. Progress goes to stderr, one JSON ' +
+    'summary to stdout. Ctrl-C stops after the batches in flight and keeps the checkpoint; the same command goes ' +
+    'on from it.\n\nExit status: 0 done, 1 stopped by an error, 2 a mistake in the call, 130 interrupted.',
+)
+  .option('--file <path>', 'the export to send (required)')
+  .option('--token <phc_…>', "the destination project's API key (required)")
+  .option('--host <url>', 'the ingest URL /batch/ is posted to', 'http://127.0.0.1:8000')
+  .option('--batch-size <n>', 'events per batch (at most 100000)', '1000')
+  .option('--max-batch-bytes <n>', 'largest batch body in bytes (at most 20 MiB)', String(8 * 1024 * 1024))
+  .option('--concurrency <n>', 'batches in flight at once (at most 64)', '4')
+  .option('--checkpoint <path>', 'where progress is kept (default: FILE.checkpoint.json)')
+  .option('--rejects <path>', 'where refused lines are written (default: FILE.rejects.jsonl)')
+  .option('--retry-for-seconds <n>', 'how long to retry a batch the server cannot take (network, 5xx, 429)', '600');
 
 /** The command line, checked: a bad or missing option is a UsageError naming it. */
-export function importOptions(argv: string[]): ImportOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      file: { type: 'string' },
-      token: { type: 'string' },
-      host: { type: 'string', default: 'http://127.0.0.1:8000' },
-      'batch-size': { type: 'string', default: '1000' },
-      'max-batch-bytes': { type: 'string', default: String(8 * 1024 * 1024) },
-      concurrency: { type: 'string', default: '4' },
-      checkpoint: { type: 'string' },
-      rejects: { type: 'string' },
-      'retry-for-seconds': { type: 'string', default: '600' },
-    },
-    strict: true,
-  });
+export function importOptions(values: ImportArguments): ImportOptions {
   if (!values.file) throw new UsageError('--file is required');
   if (!values.token || !/^phc_\S+$/.test(values.token)) throw new UsageError('--token must be a project API key (phc_…)');
   let host: URL;
   try {
-    host = new URL(values.host!);
+    host = new URL(values.host);
   } catch {
     throw new UsageError(`--host is not a URL: ${values.host}`);
   }
@@ -53,12 +61,12 @@ export function importOptions(argv: string[]): ImportOptions {
     file: values.file,
     token: values.token,
     host: host.toString().replace(/\/$/, ''),
-    batchSize: positive(values['batch-size']!, '--batch-size', 100_000),
-    maxBatchBytes: positive(values['max-batch-bytes']!, '--max-batch-bytes', 20 * 1024 * 1024),
-    concurrency: positive(values.concurrency!, '--concurrency', 64),
+    batchSize: positive(values.batchSize, '--batch-size', 100_000),
+    maxBatchBytes: positive(values.maxBatchBytes, '--max-batch-bytes', 20 * 1024 * 1024),
+    concurrency: positive(values.concurrency, '--concurrency', 64),
     checkpoint: values.checkpoint ?? `${values.file}.checkpoint.json`,
     rejects: values.rejects ?? `${values.file}.rejects.jsonl`,
-    retryForMs: positive(values['retry-for-seconds']!, '--retry-for-seconds', 86_400) * 1000,
+    retryForMs: positive(values.retryForSeconds, '--retry-for-seconds', 86_400) * 1000,
   };
 }
 

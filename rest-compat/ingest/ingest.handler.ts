@@ -1,5 +1,5 @@
 import { AppError, contractError, MethodNotAllowedError, retryAfterHeader } from '../../subgraphs/shared/errors.js';
-import type { ReadRequest } from '../../subgraphs/shared/http.js';
+import { INGEST_METHODS, type ReadRequest } from '../../subgraphs/shared/http.js';
 import type { Logger } from '../../subgraphs/shared/logger.js';
 import { errorResponse } from '../errors.js';
 import type { RouterExecutor } from '../rest.js';
@@ -12,7 +12,7 @@ const INGEST_PAYLOAD = 'mutation ($payload: String!) { ingest_payload(payload: $
 /** Capture is called from browsers too: any origin may post (the project API key is public by design). */
 const CORS = {
   'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-methods': INGEST_METHODS.join(', '),
   'access-control-allow-headers': 'content-type, content-encoding',
   'access-control-max-age': '86400',
 };
@@ -35,7 +35,7 @@ export interface IngestOptions {
 export function createIngest(options: IngestOptions): (request: ReadRequest) => Promise<Response> {
   return async (request) => {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
-    if (request.method !== 'POST') return fail(new MethodNotAllowedError(request.method), { allow: 'POST, OPTIONS' });
+    if (request.method !== 'POST') return fail(new MethodNotAllowedError(request.method), { allow: INGEST_METHODS.join(', ') });
     try {
       const payload = await readIngestText(request, options.maxBodyBytes);
       const result = await options.execute({ query: INGEST_PAYLOAD, variables: { payload }, authorization: null });

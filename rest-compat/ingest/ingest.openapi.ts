@@ -1,15 +1,14 @@
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- OpenAPI documents are free-form JSON
-type Json = Record<string, any>;
-
-const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+import { errorResponses, type OpenApiObject } from '../../subgraphs/shared/openapi/openapi.errors.js';
 
 /** `POST /batch/` in the OpenAPI document: it is no SOFA route, so it is described here. */
-export const batchPath: Json = {
+export const batchPath: OpenApiObject = {
   post: {
-    operationId: 'ingest_batch',
+    operationId: 'batch_create',
     summary: 'Ingest a batch of events (historical imports and normal capture)',
+    tags: ['capture'],
     description:
       'The `{ingest_url}` of the API document (section 4.9): PostHog capture shapes (an envelope, a list of events, or one event), JSON, gzip (`Content-Encoding: gzip`, `?compression=gzip-js`, or gzip bytes) or form data (`data`). Authenticated by the project API key in the body, not a personal key. All or nothing: one bad event is a 400 naming it (`attr` `batch__<index>__<field>`), and nothing is stored. With `historical_migration`, every event must be at least 48 hours old. Events are known by `uuid` (or one derived from their content): a retried batch stores nothing twice.',
+    // The project API key travels in the body (`api_key`), where OpenAPI 3.0 has no security scheme.
     security: [],
     requestBody: {
       required: true,
@@ -49,10 +48,12 @@ export const batchPath: Json = {
         description: 'Stored (the answer comes after the commit).',
         content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['Ok'] } } } } },
       },
-      '400': error('Bad input: `attr` names the event and field (`batch__3__timestamp`).'),
-      '401': error('No project API key, or one no project has (`missing_api_key`, `invalid_api_key`).'),
-      '408': error('The body stopped arriving for 15 seconds (`request_timeout`).'),
-      '413': error('Body over `MAX_INGEST_BODY_BYTES` (20 MiB by default), compressed or once inflated (`request_too_large`), or an event whose properties pass 1 MiB (`event_too_large`, `attr` naming it).'),
+      ...errorResponses([400, 401, 405, 408, 413], {
+        400: 'Bad input: `attr` names the event and field (`batch__3__timestamp`).',
+        401: 'No project API key, or one no project has (`missing_api_key`, `invalid_api_key`).',
+        408: 'The body stopped arriving for 15 seconds (`request_timeout`).',
+        413: 'Body over `MAX_INGEST_BODY_BYTES` (20 MiB by default), compressed or once inflated (`request_too_large`), or an event whose properties pass 1 MiB (`event_too_large`, `attr` naming it).',
+      }),
     },
   },
 };

@@ -11,10 +11,13 @@ export const accountsFacade = {
     return { id: user.id, uuid: user.uuid, created };
   },
 
-  /** A new personal API key for a user; the raw value is returned this once. */
-  async createPersonalApiKey(em: EntityManager, user: { id: number; uuid: string }, label: string, scopes: string[]): Promise<string> {
+  /**
+   * A fresh value for the user's key with this label and scopes (the old value stops working), or
+   * a new key when it has none; the raw value is returned this once.
+   */
+  async rotatePersonalApiKey(em: EntityManager, user: { id: number; uuid: string }, label: string, scopes: string[]): Promise<string> {
     const actor = { kind: 'personal_api_key' as const, user, scopes, organizations: {} };
-    const key = await new PersonalApiKeyService(em).create(actor, { label, scopes });
+    const key = await new PersonalApiKeyService(em).rollOrCreate(actor, { label, scopes });
     return key.value;
   },
 

@@ -1,34 +1,62 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { Option } from 'commander';
 import { subgraphNamed } from '../index.js';
 import { embeddedUrlFile } from '../platform.js';
-import { ConfigError, parseConfig, setConfig } from '../shared/config.js';
+import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
+import { parseConfig, setConfig } from '../shared/config.js';
 import { openDatabase } from '../shared/db/database.js';
 import { dataDirHolder } from '../shared/db/embedded.js';
 import { migrate } from '../shared/db/migrate.js';
 import { openOrm } from '../shared/db/orm.js';
-import { AppError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { projectsFacade } from '../projects/facade.js';
+import { bootstrapPassword } from './bootstrap.password.js';
+
+interface BootstrapOptions {
+  email?: string;
+  password?: string;
+  passwordFile?: string;
+  organization?: string;
+  project?: string;
+}
+
+const program = cliProgram(
+  'npm run --silent bootstrap --',
+  'Creates (or reuses) a user, an organization the user owns and a project in it, and prints one JSON object on ' +
+    'stdout: organization_id, project_id, environment_id, user_uuid, personal_api_key (every scope), project_api_key.\n\n' +
+    'Run again for the same user, it rotates the personal API key it made before (label "bootstrap"): the new ' +
+    'value is printed, the previous one stops working, and the user keeps one such key.',
+)
+  .option('--email <address>', "the user's email (required); a new one creates the user")
+  .addOption(
+    new Option('--password <password>', 'the password (new user) or the one it has; visible to anyone who can list processes, prefer the two below')
+      .env('BOOTSTRAP_PASSWORD'),
+  )
+  .option('--password-file <path>', 'read the password from this file (one trailing newline is dropped)')
+  .option('--organization <name>', 'organization to create or reuse (default: "Default organization")')
+  .option('--project <name>', 'project to create or reuse in it (default: "Default project")')
+  .addHelpText(
+    'after',
+    '\nThe password comes from --password, else --password-file, else BOOTSTRAP_PASSWORD, else a prompt on the\n' +
+      'terminal that does not echo. Run it with `npm run --silent`: otherwise npm prints its own banner on stdout\n' +
+      'first, the command line included.\n' +
+      SETTINGS_HELP,
+  );
 
 /**
- * `npm run bootstrap -- --email E --password P [--organization N] [--project N]`: prints one JSON
- * object on stdout (logs go to stderr). Works beside a running server: on DATABASE_URL, or on the
- * embedded database a running platform announces in `$DATA_DIR`.
+ * `npm run --silent bootstrap -- --email E` (password from BOOTSTRAP_PASSWORD, a file or a prompt):
+ * prints one JSON object on stdout (logs go to stderr). Works beside a running server: on
+ * DATABASE_URL, or on the embedded database a running platform announces in `$DATA_DIR`.
  */
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      organization: { type: 'string' },
-      project: { type: 'string' },
-    },
+async function main(options: BootstrapOptions): Promise<number> {
+  // Checked here rather than as commander's required option, which would hide an unknown one (`--emial`).
+  if (!options.email) throw new UsageError('--email is required');
+  const password = await bootstrapPassword({
+    password: options.password,
+    fromEnvironment: program.getOptionValueSource('password') === 'env',
+    passwordFile: options.passwordFile,
   });
-  if (!values.email || !values.password) {
-    throw new UsageError('usage: npm run bootstrap -- --email EMAIL --password PASSWORD [--organization NAME] [--project NAME]');
-  }
   const config = setConfig(parseConfig());
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 'bootstrap');
   // A running platform's embedded database is announced in DATA_DIR; trust it only while that
@@ -45,22 +73,14 @@ async function main(): Promise<void> {
     await migrate(projects, projectsOrm, log);
     const result = await projectsFacade.bootstrap(
       { accounts: accountsOrm.em.fork(), projects: projectsOrm.em.fork() },
-      { email: values.email, password: values.password, organization: values.organization, project: values.project },
+      { email: options.email, password, organization: options.organization, project: options.project },
     );
     process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
   } finally {
     await Promise.all([accountsOrm.close(), projectsOrm.close()]);
     await database.embedded?.stop();
   }
 }
 
-class UsageError extends Error {}
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    const known = error instanceof ConfigError || error instanceof UsageError || error instanceof AppError;
-    process.stderr.write(`${known ? (error as Error).message : `bootstrap failed: ${String((error as Error).stack ?? error)}`}\n`);
-    process.exit(known && !(error instanceof UsageError) ? 1 : 2);
-  },
-);
+runCommand(program, 'bootstrap failed', main);

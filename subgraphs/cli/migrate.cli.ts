@@ -1,13 +1,20 @@
 import 'reflect-metadata';
 import { subgraphs } from '../index.js';
-import { ConfigError, parseConfig } from '../shared/config.js';
+import { cliProgram, runCommand, SETTINGS_HELP } from '../shared/cli.js';
+import { parseConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { openDatabase } from '../shared/db/database.js';
 import { migrate } from '../shared/db/migrate.js';
 import { openOrm } from '../shared/db/orm.js';
 
+const program = cliProgram(
+  'npm run db:migrate --',
+  "Applies every subgraph's pending migrations to DATABASE_URL (or the embedded database in DATA_DIR): one line " +
+    'per subgraph on stdout, progress in the log on stderr. `npm start` does the same on start-up.',
+).addHelpText('after', SETTINGS_HELP);
+
 /** `npm run db:migrate`: applies every subgraph's pending migrations, with progress in the log. */
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const config = parseConfig();
   const log = createLogger(config.LOG_LEVEL, 'migrate');
   const database = await openDatabase(config, log);
@@ -24,12 +31,7 @@ async function main(): Promise<void> {
   } finally {
     await database.embedded?.stop();
   }
+  return 0;
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : `migration failed: ${(error as Error).message}`}\n`);
-    process.exit(1);
-  },
-);
+runCommand(program, 'migration failed', main);

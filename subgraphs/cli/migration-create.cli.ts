@@ -2,11 +2,20 @@ import 'reflect-metadata';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { subgraphs } from '../index.js';
+import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
 import { parseConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { createScratchDatabase, dropDatabase, openDatabase } from '../shared/db/database.js';
 import { migrate } from '../shared/db/migrate.js';
 import { openOrm, schemaOf } from '../shared/db/orm.js';
+
+const program = cliProgram(
+  'npm run db:migration:create --',
+  "Writes the migration that brings each subgraph's committed migrations up to its entities, and lists it in " +
+    "the subgraph's migrations/index.ts (run from the repository's root).",
+)
+  .argument('[subgraph]', `only this subgraph: ${subgraphs.map((subgraph) => subgraph.name).join(', ')}`)
+  .addHelpText('after', SETTINGS_HELP);
 
 /**
  * `npm run db:migration:create [-- <subgraph>]`: for each subgraph whose entities differ from what
@@ -14,30 +23,33 @@ import { openOrm, schemaOf } from '../shared/db/orm.js';
  * subgraph's `migrations/index.ts`. The diff is taken on a scratch database of the subgraph's own
  * (another subgraph's schema would look like something to drop), dropped afterwards.
  */
-const log = createLogger('warn');
-const config = parseConfig();
-const only = process.argv[2];
-const database = await openDatabase(config, log);
-try {
-  for (const subgraph of subgraphs.filter((candidate) => !only || candidate.name === only)) {
-    const scratch = await createScratchDatabase(database.url, 'migration_scratch');
-    const orm = await openOrm(subgraph, scratch, 2);
-    try {
-      await migrate(subgraph, orm, log);
-      const result = await orm.getMigrator().createMigration(`subgraphs/${subgraph.name}/migrations`, false, false, schemaOf(subgraph));
-      if (result.fileName) {
-        writeIndex(subgraph.name);
-        process.stdout.write(`${subgraph.name}: wrote ${result.fileName}\n`);
-      } else {
-        process.stdout.write(`${subgraph.name}: up to date\n`);
+async function main(_options: object, [only]: string[]): Promise<number> {
+  const chosen = subgraphs.filter((candidate) => !only || candidate.name === only);
+  if (chosen.length === 0) throw new UsageError(`no subgraph named ${only}`);
+  const log = createLogger('warn');
+  const database = await openDatabase(parseConfig(), log);
+  try {
+    for (const subgraph of chosen) {
+      const scratch = await createScratchDatabase(database.url, 'migration_scratch');
+      const orm = await openOrm(subgraph, scratch, 2);
+      try {
+        await migrate(subgraph, orm, log);
+        const result = await orm.getMigrator().createMigration(`subgraphs/${subgraph.name}/migrations`, false, false, schemaOf(subgraph));
+        if (result.fileName) {
+          writeIndex(subgraph.name);
+          process.stdout.write(`${subgraph.name}: wrote ${result.fileName}\n`);
+        } else {
+          process.stdout.write(`${subgraph.name}: up to date\n`);
+        }
+      } finally {
+        await orm.close();
+        await dropDatabase(scratch);
       }
-    } finally {
-      await orm.close();
-      await dropDatabase(scratch);
     }
+  } finally {
+    await database.embedded?.stop();
   }
-} finally {
-  await database.embedded?.stop();
+  return 0;
 }
 
 function writeIndex(name: string): void {
@@ -53,3 +65,5 @@ function writeIndex(name: string): void {
     `import type { MigrationObject } from '@mikro-orm/core';\n${imports}\n\n/** Every migration of this subgraph, oldest first (generated files, committed). */\nexport const migrations: MigrationObject[] = [\n${list}\n];\n`,
   );
 }
+
+runCommand(program, 'migration:create failed', main);

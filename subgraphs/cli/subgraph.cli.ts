@@ -1,21 +1,31 @@
 import 'reflect-metadata';
 import { readSupergraphConfig } from '../../schema/compose.js';
 import { startSubgraphs } from '../platform.js';
-import { ConfigError, config } from '../shared/config.js';
+import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
+import { config } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { listenMetrics } from '../shared/metrics.listener.js';
+
+const program = cliProgram(
+  'node dist/subgraphs/cli/subgraph.cli.js',
+  'Runs one subgraph alone, on SUBGRAPH_PORT or the port of its routing_url in supergraph.yaml, and prints its ' +
+    'URL on stdout. Needs DATABASE_URL and REDIS_URL when the router runs elsewhere (SUBGRAPH_URLS).',
+)
+  .argument('<name>', 'the subgraph, as supergraph.yaml names it')
+  .addHelpText('after', SETTINGS_HELP);
 
 /**
  * `node dist/subgraphs/cli/subgraph.cli.js <name>`: one subgraph alone, on SUBGRAPH_PORT or the port of its
  * routing_url in supergraph.yaml. Needs DATABASE_URL and REDIS_URL when the router runs elsewhere.
  */
-async function main(): Promise<void> {
-  const name = process.argv[2];
-  const entry = readSupergraphConfig().find((candidate) => candidate.name === name);
-  if (!entry) throw new ConfigError('subgraph', `name one of ${readSupergraphConfig().map((e) => e.name).join(', ')}`);
+async function main(_options: object, [name]: string[]): Promise<void> {
+  const entries = readSupergraphConfig();
+  const entry = entries.find((candidate) => candidate.name === name);
+  if (!entry) throw new UsageError(`no subgraph named ${name}: name one of ${entries.map((e) => e.name).join(', ')}`);
   const settings = config();
-  const log = createLogger(settings.LOG_LEVEL, name);
-  const port = settings.SUBGRAPH_PORT || Number(new URL(entry.routing_url).port);
+  const log = createLogger(settings.LOG_LEVEL, entry.name);
+  // 0 asks for any free port (tests run subgraphs beside a deployment on the routing ports).
+  const port = settings.SUBGRAPH_PORT ?? Number(new URL(entry.routing_url).port);
   const running = await startSubgraphs(settings, log, { only: [entry.name], port });
   process.stdout.write(`${running.urls[entry.name]}\n`);
   const metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log });
@@ -24,7 +34,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : `start-up failed: ${(error as Error).message}`}\n`);
-  process.exit(1);
-});
+runCommand(program, 'start-up failed', main);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -69,6 +70,11 @@ const schema = z.object({
   /** `/batch/` requests a project API key may make a minute and an hour; 0 is no limit. */
   RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RATE_LIMIT_PROJECT_TOKEN_PER_HOUR: z.coerce.number().int().min(0).default(0),
+  /**
+   * Processes of `npm start` that serve requests, each with the router, the REST layer and every
+   * subgraph, on the same ports (the machine's available parallelism by default); 1 is one process.
+   */
+  WORKERS: z.coerce.number().int().min(1).max(256).default(availableParallelism()),
   /** How long a stopping platform lets requests in progress finish before it drops them. */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** Largest request body the public listener accepts, in bytes. */
@@ -92,8 +98,8 @@ const schema = z.object({
     .optional(),
   /** Where a REST layer run alone sends its GraphQL operations. */
   ROUTER_URL: url(['http:', 'https:']).default('http://127.0.0.1:8000/graphql'),
-  /** Port of a subgraph served alone (`node dist/subgraphs/<name>/main.js`). */
-  SUBGRAPH_PORT: port.default(0),
+  /** Port of a subgraph served alone (`node dist/subgraphs/cli/subgraph.cli.js <name>`); 0 for any free one. */
+  SUBGRAPH_PORT: port.optional(),
 });
 
 type Env = z.infer<typeof schema>;

@@ -41,6 +41,9 @@ export class ParseError extends AppError {
   }
 }
 
+/** A body that is not UTF-8: refused whole, as PostHog does, rather than stored with U+FFFD in it. */
+export const NOT_UTF8 = 'JSON parse error - the body is not valid UTF-8.';
+
 /** 401: no credentials at all. */
 export class NotAuthenticatedError extends AppError {
   constructor(detail = 'Authentication credentials were not provided.') {

@@ -1,14 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contractError, RequestTimeoutError, retryAfterHeader, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
+import { contractError, MethodNotAllowedError, NotFoundError, RequestTimeoutError, retryAfterHeader, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
+import type { Logger } from './logger.js';
 
 /** Whether bytes begin as gzip does (PostHog's capture takes a gzip body by them alone). */
 export function isGzip(bytes: Uint8Array): boolean {
   return bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
+/** readBody's failure when the client's connection ends before its body does: nobody waits for an answer. */
+export class RequestAbortedError extends Error {
+  constructor() {
+    super('request aborted by the client');
+  }
+}
+
 /**
  * The whole body of a Node request, or null once it passes the limit (the rest is not kept). With
- * `idleMs`, a body none of which arrives for that long fails with a RequestTimeoutError.
+ * `idleMs`, a body none of which arrives for that long fails with a RequestTimeoutError; a
+ * connection that ends in the middle fails with a RequestAbortedError.
  */
 export function readBody(request: IncomingMessage, limit: number, idleMs?: number): Promise<Buffer | null> {
   const declared = Number(request.headers['content-length'] ?? 0);
@@ -30,7 +39,19 @@ export function readBody(request: IncomingMessage, limit: number, idleMs?: numbe
       if (idleMs) request.setTimeout(0);
       resolve(over ? null : Buffer.concat(chunks));
     });
-    request.on('error', reject);
+    // The request stream fails only when its connection ends early (Node's `aborted`, ECONNRESET).
+    request.on('error', () => reject(new RequestAbortedError()));
+  });
+}
+
+/**
+ * A client that goes away before its answer is written (in the middle of its body, or while it
+ * waits) is routine: one debug line without a stack, never an error (a client could flood the log).
+ * Handlers let a RequestAbortedError go unlogged: this line is its record.
+ */
+export function logAborts(log: Logger, request: IncomingMessage, response: ServerResponse): void {
+  response.once('close', () => {
+    if (!response.writableFinished) log.debug({ method: request.method, path: request.url?.split('?')[0] }, 'request aborted by the client');
   });
 }
 
@@ -45,6 +66,9 @@ export function toRequest(request: IncomingMessage, body: Buffer): Request {
   const method = request.method ?? 'GET';
   return new Request(url, { method, headers, body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body) });
 }
+
+/** What the ingest endpoint takes: events by POST, and the preflight of browsers that send them. */
+export const INGEST_METHODS = ['POST', 'OPTIONS'];
 
 /** The ingest endpoint's path (`{ingest_url}/batch/`), with or without the trailing slash. */
 export function isBatchPath(path: string): boolean {
@@ -121,6 +145,27 @@ export function writeAppError(response: ServerResponse, error: AppError): void {
   const { status, body } = contractError(error);
   for (const [name, value] of Object.entries(retryAfterHeader(error))) response.setHeader(name, value);
   writeErrorBody(response, status, body);
+}
+
+/** Methods that the fetch API cannot carry to a handler (a Request refuses them): listeners answer them. */
+export const UNCARRIED_METHODS = new Set(['TRACE', 'TRACK', 'CONNECT']);
+
+/** The refusal of a method a path does not take: a 405 with Allow naming the methods it takes, or a 404 where it takes none. */
+export function methodRefusal(method: string, allowed: readonly string[]): { error: AppError; headers: Record<string, string> } {
+  if (allowed.length === 0) return { error: new NotFoundError(), headers: {} };
+  return { error: new MethodNotAllowedError(method), headers: { allow: allowed.join(', ') } };
+}
+
+/** The methods a request target takes on a listener that serves `/batch/`: ingestion's there, `others` elsewhere. */
+export function methodsWithIngest(others: (url: string) => string[]): (url: string) => string[] {
+  return (url) => (isBatchPath(new URL(url, 'http://listener').pathname) ? INGEST_METHODS : others(url));
+}
+
+/** Writes {@link methodRefusal} in the contract's body. */
+export function writeMethodNotAllowed(response: ServerResponse, method: string, allowed: string[]): void {
+  const { error, headers } = methodRefusal(method, allowed);
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  writeAppError(response, error);
 }
 
 /** The last resort of a request handler: a generic 500 (or the end of a response already begun). */

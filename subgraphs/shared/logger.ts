@@ -36,3 +36,14 @@ export function logger(): Logger {
   root ??= createLogger();
   return root;
 }
+
+/**
+ * Writes a plain line (a failed start's last words) on stderr after every record the logger still
+ * holds: its records are written asynchronously, so a line written beside them on stderr could come
+ * first. Through the logger's own stream, the order is kept; the stream is flushed at exit.
+ */
+export function writeAfterLogs(log: Logger | undefined, line: string): void {
+  const stream = (log as unknown as Record<symbol, { write(chunk: string): unknown } | undefined> | undefined)?.[pino.symbols.streamSym];
+  if (stream) stream.write(`${line}\n`);
+  else process.stderr.write(`${line}\n`);
+}

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import cluster from 'node:cluster';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus metrics: one registry that every part records into (the listener, the
@@ -8,6 +9,21 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  */
 export const metrics = new Registry();
 collectDefaultMetrics({ register: metrics });
+// A cluster worker answers the primary's requests for this registry over prom-client's IPC; an
+// aggregator made in the worker is what adds prom-client's listener for them.
+if (cluster.isWorker) {
+  AggregatorRegistry.setRegistries([metrics]);
+  new AggregatorRegistry();
+}
+
+/**
+ * The metrics of every worker of this primary, summed per series (gauges that every worker reads
+ * from the database, the same number, are taken once: `aggregator: 'max'`).
+ */
+export function clusterMetrics(): { text: () => Promise<string>; contentType: string } {
+  const aggregator = new AggregatorRegistry();
+  return { text: () => aggregator.clusterMetrics(), contentType: aggregator.contentType };
+}
 
 /** Seconds, from a millisecond to a minute. */
 const DURATIONS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -61,6 +77,7 @@ new Gauge({
   name: 'analytics_profile_updates_pending',
   help: 'Person and group changes queued by batches and not yet applied.',
   registers: [metrics],
+  aggregator: 'max',
   async collect() {
     let pending = 0;
     for (const source of profileSources) pending += await source().catch(() => 0);

@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { createClient, type RedisClientType } from 'redis';
+import { callPrimary } from './cluster/cluster.ipc.js';
 
 /** At most `limit` takes in each window of `windowSeconds` (PostHog's burst and sustained rates). */
 export interface RateLimit {
@@ -12,8 +14,8 @@ export const ALLOWED: Verdict = { allowed: true };
 
 /**
  * Counts takes per key in fixed windows. With REDIS_URL the counts live in Redis, so every
- * process of a deployment shares them; otherwise in this process's memory (one process, or a
- * limit per process).
+ * process of a deployment shares them; otherwise in memory: the cluster primary's for the workers
+ * of `npm start`, this process's for a process run alone (a limit per process).
  */
 export interface RateLimiter {
   take(key: string, limits: readonly RateLimit[]): Promise<Verdict>;
@@ -126,12 +128,33 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
+/**
+ * A cluster worker's limiter without REDIS_URL: the counts live in the primary's memory (see
+ * {@link rateLimitServices}), so a key's limit holds across the workers, not per worker. A take
+ * the primary does not answer lets the request through, as with Redis.
+ */
+export class ClusterRateLimiter implements RateLimiter {
+  async take(key: string, limits: readonly RateLimit[]): Promise<Verdict> {
+    if (limits.length === 0) return ALLOWED;
+    return callPrimary<Verdict>('rateLimit.take', key, limits).catch(() => ALLOWED);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The primary's side of {@link ClusterRateLimiter}. */
+export function rateLimitServices(): Record<string, (key: string, limits: readonly RateLimit[]) => Promise<Verdict>> {
+  const counts = new MemoryRateLimiter();
+  return { 'rateLimit.take': (key, limits) => counts.take(key, limits) };
+}
+
 /** A take that Redis does not answer within this lets the request through. */
 const TAKE_TIMEOUT_MS = 1000;
 
-/** Redis when a URL is given, this process's memory otherwise. */
+/** Redis when a URL is given; otherwise the cluster primary's memory in a cluster worker, this process's memory elsewhere. */
 export async function openRateLimiter(redisUrl: string | undefined, prefix: string): Promise<RateLimiter> {
-  return redisUrl ? RedisRateLimiter.connect(redisUrl, prefix) : new MemoryRateLimiter();
+  if (redisUrl) return RedisRateLimiter.connect(redisUrl, prefix);
+  return cluster.isWorker ? new ClusterRateLimiter() : new MemoryRateLimiter();
 }
 
 /** The limits of a rate pair; a rate of 0 is no limit. */

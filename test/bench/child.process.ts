@@ -35,6 +35,11 @@ export class BenchChild {
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => this.onLine(line));
   }
 
+  /** The child's process id (its memory is read from /proc). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Starts `node <script> <args>` in `cwd` with exactly `env`. */
   static start(label: string, script: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): BenchChild {
     const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -34,14 +34,15 @@ with the subgraphs; the Apollo gateway has its own. Other work on the machine mo
 each section records the commit and the load average at the start.
 `;
 
-/** a/b, c/a and d/e, from the runs in the order router, Apollo gateway, REST, and the two with distinct variables. */
-export function ratios([router, apollo, rest, distinctRouter, distinctApollo]: Measured[]): Ratio[] {
+/** a/b, c/a, d/e and f/d, from the runs in the order router, Apollo gateway, REST, the two with distinct variables, and REST with distinct page sizes. */
+export function ratios([router, apollo, rest, distinctRouter, distinctApollo, distinctRest]: Measured[]): Ratio[] {
   return [
     { name: 'identical queries: router ÷ @apollo/gateway (a/b)', value: router!.run.requestsPerSecond / apollo!.run.requestsPerSecond, goal: 3 },
     { name: 'c/a (REST ÷ router)', value: rest!.run.requestsPerSecond / router!.run.requestsPerSecond, goal: 0.85 },
     ...(distinctRouter && distinctApollo
       ? [{ name: 'distinct queries: router ÷ @apollo/gateway (d/e)', value: distinctRouter.run.requestsPerSecond / distinctApollo.run.requestsPerSecond, goal: 3 }]
       : []),
+    ...(distinctRest && distinctRouter ? [{ name: 'distinct requests: REST ÷ GraphQL (f/d)', value: distinctRest.run.requestsPerSecond / distinctRouter.run.requestsPerSecond, goal: 0.85 }] : []),
   ];
 }
 

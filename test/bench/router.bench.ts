@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
@@ -9,7 +9,7 @@ import { describeFailure, onExit, reportLoggedErrors, runBench, say } from './be
 import { CONNECTIONS, MEASURE_SECONDS, measure } from './load.runner.js';
 import { platformEnv, seed, startPlatform } from './platform.fixture.js';
 import { appendResults, codeVersion, load1, machine, ratioLines, table, type Measured } from './results.report.js';
-import { checkAnswers, distinctGraphqlTarget, graphqlTarget, restTarget } from './router.targets.js';
+import { checkAnswers, distinctGraphqlTarget, distinctRestTarget, graphqlTarget, restTarget } from './router.targets.js';
 
 /** The repository root: dist/test/bench/ → three levels up. Children run there, as `npm start` does. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,7 +24,7 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.
 async function main(): Promise<void> {
   const startLoad = load1();
   const code = codeVersion(ROOT);
-  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}`);
+  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}; WORKERS ${process.env.WORKERS || `default (${availableParallelism()})`}`);
   const databaseUrl = await createScratchDatabase(SERVER_URL, 'analytics_bench');
   onExit(() => dropDatabase(databaseUrl));
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     restTarget('c', 'our router, REST', platform.url, seeded),
     distinctGraphqlTarget('d', 'our router, GraphQL, distinct variables', `${platform.url}/graphql`, seeded),
     distinctGraphqlTarget('e', '@apollo/gateway, GraphQL, distinct variables', apollo.graphqlUrl, seeded),
+    distinctRestTarget('f', 'our router, REST, distinct page sizes', platform.url, seeded),
   ];
   await checkAnswers(targets[0]!, targets[1]!, targets[2]!, seeded);
 

@@ -55,6 +55,13 @@ export function restTarget(key: string, label: string, platformUrl: string, seed
   };
 }
 
+/** The REST records with a different page size on every request, as {@link distinctGraphqlTarget} asks GraphQL. */
+export function distinctRestTarget(key: string, label: string, platformUrl: string, seed: Seed): LoadTarget {
+  const path = (index: number) => `/api/environments/${seed.environment_id}/customer_profile_configs/?limit=${CONFIG_COUNT + (index % 980)}`;
+  const target = restTarget(key, label, platformUrl, seed);
+  return { ...target, url: `${platformUrl}${path(0)}`, variant: (index) => ({ path: path(index) }) };
+}
+
 /**
  * One request to each target before any load: a benchmark of wrong answers measures nothing.
  * Both gateways must give the same data, with every project's name; REST the same records.

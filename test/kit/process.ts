@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Where the test run compiles the code that its child processes run (see global-setup). */
 export const BUILD_DIR = '.test-build';
@@ -24,7 +25,8 @@ export async function startPlatform(env: Record<string, string>, timeoutMs = 90_
     const timer = setTimeout(() => reject(new Error(`platform did not start:\n${stderr.join('').slice(-3000)}`)), timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout.push(chunk.toString());
-      const match = /listening on (http:\/\/\S+)/.exec(stdout.join(''));
+      // The public listener's line (the metrics listener, when set, is announced before it).
+      const match = /Analytics platform listening on (http:\/\/\S+)/.exec(stdout.join(''));
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
@@ -48,4 +50,50 @@ export function runCli(script: string, args: string[], env: Record<string, strin
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The pid and the parent pid of every process, from /proc. */
+export function processTable(): Map<number, { ppid: number; state: string }> {
+  const table = new Map<number, { ppid: number; state: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(entry), { ppid: Number(ppid), state: state! });
+    } catch {
+      // Gone while listed.
+    }
+  }
+  return table;
+}
+
+/** `root` and every process below it. */
+export function descendants(root: number): number[] {
+  const table = processTable();
+  const found = [root];
+  for (let index = 0; index < found.length; index++) {
+    for (const [pid, { ppid }] of table) if (ppid === found[index]) found.push(pid);
+  }
+  return found;
+}
+
+/**
+ * SIGKILL to a platform and every process below it (its workers, its embedded PostgreSQL), as a
+ * machine or a container's end kills them: all at once, none with the time to notice the others.
+ */
+export async function killTree(root: number): Promise<void> {
+  const tree = descendants(root);
+  for (const pid of tree) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  // Gone once none runs (a zombie has exited: only its parent's reaping is left).
+  for (let table = processTable(); tree.some((pid) => table.has(pid) && table.get(pid)!.state !== 'Z'); table = processTable()) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_SECRET_KEY } from './stack.js';
+import { TEST_SECRET_KEY } from './secret.js';
 
 // Code that reads the process configuration outside a started stack (seed builders) seals
 // secrets with the run's key, and nothing writes a secret-key file into the working tree.

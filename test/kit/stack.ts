@@ -11,11 +11,10 @@ import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/index.js'
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
-import { limitsOf, rateLimiter } from '../../subgraphs/shared/rate-limit.js';
-import { personalKeyThrottle } from '../../router/throttle.js';
+import { configuredKeyThrottle } from '../../router/throttle.js';
+import { TEST_SECRET_KEY } from './secret.js';
 
-/** One SECRET_KEY for every process of a test run, so that they can verify each other's headers. */
-export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef-0123456789';
+export { TEST_SECRET_KEY };
 
 export interface StackOptions {
   databaseUrl: string;
@@ -99,7 +98,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxLargeBodyBytes: config.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
-    throttle: personalKeyThrottle(authenticator, await rateLimiter(config), limitsOf(config.RATE_LIMIT_PERSONAL_KEY_PER_MINUTE, config.RATE_LIMIT_PERSONAL_KEY_PER_HOUR)),
+    allowedMethods: rest.allowedMethods,
+    throttle: await configuredKeyThrottle(authenticator, config),
     log,
   });
   const ingest = options.ingestListener

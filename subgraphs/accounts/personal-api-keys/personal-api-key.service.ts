@@ -88,6 +88,24 @@ export class PersonalApiKeyService {
     return { ...key, value };
   }
 
+  /**
+   * The caller's newest key with this label and these scopes rolled to a new value (see roll),
+   * or a new key when there is none: however often a tool such as `npm run bootstrap` asks, the
+   * user keeps one key of it instead of reaching the limit.
+   */
+  async rollOrCreate(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<NewPersonalApiKey> {
+    const userId = requireUserId(actor);
+    const wanted = [...new Set(args.scopes)].sort().join(' ');
+    return this.em.transactional(async (em) => {
+      // The user's row lock, as in create: two concurrent callers must not both create one.
+      await em.findOneOrFail(User, userId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const labelled = await em.find(PersonalApiKey, { user: userId, label: validLabel(args.label) }, { orderBy: { created_at: 'desc', id: 'asc' } });
+      const own = labelled.find((key) => [...key.scopes].sort().join(' ') === wanted);
+      const keys = new PersonalApiKeyService(em);
+      return own ? keys.roll(actor, own.id) : keys.create(actor, args);
+    });
+  }
+
   /** Revokes a key: requests with it fail within a second, its open subscriptions close before their next event. */
   async delete(actor: Actor, id: string): Promise<void> {
     const key = await this.get(actor, id);

@@ -15,6 +15,7 @@ import { BatchExportBackfill } from './batch-export-backfill.entity.js';
 import type { BackfillArgs, CreateBackfillArgs, ListBackfillsArgs } from './backfill.inputs.js';
 import { settleBackfill } from './backfill.progress.js';
 import type { BackfillCreatedRecord, BackfillRecord } from './backfill.record.js';
+import { findPage } from '../../shared/db/find-page.js';
 
 /** Most runs one backfill makes (a year of hours). */
 const MAX_BACKFILL_RUNS = 10_000;
@@ -74,7 +75,7 @@ export class BackfillService {
   async list(actor: Actor, args: ListBackfillsArgs): Promise<Page<BackfillRecord>> {
     const item = await findExport(this.em, actor, args.project_id, args.id);
     const window = pageWindow(args);
-    const [backfills, count] = await this.em.findAndCount(BatchExportBackfill, { batch_export: item.id }, { orderBy: { created_at: 'desc', id: 'asc' }, ...window });
+    const [backfills, count] = await findPage(this.em, BatchExportBackfill, { batch_export: item.id }, { orderBy: { created_at: 'desc', id: 'asc' }, ...window });
     return toPage(await this.records(backfills), count, window);
   }
 

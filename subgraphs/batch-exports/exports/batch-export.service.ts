@@ -19,6 +19,7 @@ import type { BatchExportRecord, PausedRecord } from './batch-export.record.js';
 import { checkDateTime, checkFilters, checkInterval, checkModel, checkName, checkTimezone, intervalOffset } from './batch-export.rules.js';
 import { destinationOf } from '../destinations/destinations.js';
 import { readDestination } from './destination.input.js';
+import { findPage } from '../../shared/db/find-page.js';
 
 /** The rules of batch exports; every method is scoped to an environment the actor reaches. */
 export class BatchExportService {
@@ -34,7 +35,7 @@ export class BatchExportService {
   async list(actor: Actor, args: ListBatchExportsArgs): Promise<Page<BatchExportRecord>> {
     const environment = await environmentOf(this.em, actor, args.project_id);
     const window = pageWindow(args);
-    const [items, count] = await this.em.findAndCount(BatchExport, { environment_id: environment.id }, { orderBy: { created_at: 'desc', id: 'asc' }, ...window });
+    const [items, count] = await findPage(this.em, BatchExport, { environment_id: environment.id }, { orderBy: { created_at: 'desc', id: 'asc' }, ...window });
     return toPage(await toRecords(this.em, items), count, window);
   }
 

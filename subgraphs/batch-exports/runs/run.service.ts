@@ -12,6 +12,7 @@ import { BatchExportRun, RunStatus } from './batch-export-run.entity.js';
 import type { ListRunsArgs, RunArgs } from './run.inputs.js';
 import { toRunRecord } from './run.mapper.js';
 import type { BatchExportRunRecord, CancelledRecord } from './run.record.js';
+import { findPage } from '../../shared/db/find-page.js';
 
 const ORDERINGS: Record<string, Record<string, 'asc' | 'desc'>> = {
   '-created_at': { created_at: 'desc', data_interval_end: 'desc' },
@@ -36,7 +37,7 @@ export class RunService {
     if (args.status && !STATUSES.includes(args.status)) throw new ValidationError(`"${args.status}" is not a valid choice.`, 'status', 'invalid_choice');
     const window = pageWindow(args);
     const filter = { batch_export: item.id, ...(args.status ? { status: args.status as RunStatus } : {}) };
-    const [runs, count] = await this.em.findAndCount(BatchExportRun, filter, { orderBy: { ...ORDERINGS[ordering]!, id: 'asc' }, ...window });
+    const [runs, count] = await findPage(this.em, BatchExportRun, filter, { orderBy: { ...ORDERINGS[ordering]!, id: 'asc' }, ...window });
     return toPage(runs.map(toRunRecord), count, window);
   }
 

@@ -100,7 +100,9 @@ export function followConversation(
     if (run && run !== current && logged.length === 0) return;
     for (const event of logged) if (deliver(event)) return;
     for await (const { payload: event } of live) {
-      if (last !== null && event.sequence > last + 1) {
+      // A gap since the last event delivered, or a first live event of a run whose log was not
+      // read (it ended, or began, between the subscription and the look at the current run).
+      if (last === null ? event.run_id !== replayed : event.sequence > last + 1) {
         for (const missed of await readLog(event.run_id)) if (missed.sequence < event.sequence && deliver(missed)) return;
       }
       if (deliver(event)) return;

@@ -13,6 +13,7 @@ import type {
   ListCustomerProfileConfigsArgs,
   UpdateCustomerProfileConfigArgs,
 } from './customer-profile-config.inputs.js';
+import { findPage } from '../../shared/db/find-page.js';
 
 /** Largest `content` or `sidebar` accepted, in bytes of JSON. */
 export const MAX_LAYOUT_BYTES = 256 * 1024;
@@ -27,7 +28,8 @@ export class CustomerProfileConfigService {
   async list(actor: Actor, args: ListCustomerProfileConfigsArgs): Promise<Page<CustomerProfileConfig>> {
     const environment = await this.environment(actor, args.project_id);
     const window = pageWindow(args);
-    const [results, count] = await this.em.findAndCount(
+    const [results, count] = await findPage(
+      this.em,
       CustomerProfileConfig,
       { environment_id: environment.id },
       { orderBy: { created_at: 'desc', id: 'asc' }, limit: window.limit, offset: window.offset },

@@ -1,3 +1,5 @@
+import { openApiDocument, personalApiKeyScheme } from '../../shared/openapi/openapi.document.js';
+import { errorResponses } from '../../shared/openapi/openapi.errors.js';
 import type { HogQLType } from '../hogql/hogql.compiler.js';
 import type { Endpoint } from '../endpoints/endpoint.entity.js';
 import type { DeclaredVariable, PreparedQuery, VariableType } from '../queries/query.node.js';
@@ -41,11 +43,8 @@ export function endpointOpenApi(endpoint: Endpoint, prepared: PreparedQuery, mat
   const variables = variablesSchema(prepared, materialized);
   const columns = compileForCheck(prepared).columns;
   const path = `/api/projects/${endpoint.environment_id}/endpoints/${endpoint.name}/run`;
-  const errorBody = { $ref: '#/components/schemas/Error' };
-  return {
-    openapi: '3.0.3',
+  return openApiDocument({
     info: { title: endpoint.name, description: endpoint.description || `PostHog Endpoint: ${endpoint.name}`, version: String(endpoint.current_version) },
-    servers: [{ url: '/' }],
     paths: {
       [path]: {
         post: {
@@ -59,25 +58,25 @@ export function endpointOpenApi(endpoint: Endpoint, prepared: PreparedQuery, mat
           },
           responses: {
             200: { description: 'The query result.', content: { 'application/json': { schema: { $ref: '#/components/schemas/EndpointRunResponse' } } } },
-            400: { description: 'Bad input (a variable, a limit) or a query that failed.', content: { 'application/json': { schema: errorBody } } },
-            401: { description: 'No valid personal API key.', content: { 'application/json': { schema: errorBody } } },
-            404: { description: 'No such endpoint, or it is inactive.', content: { 'application/json': { schema: errorBody } } },
+            ...errorResponses([400, 401, 403, 404, 405, 429], {
+              400: 'Bad input (a variable, a limit) or a query that failed.',
+              401: 'No valid personal API key.',
+              403: 'The key lacks the `endpoint:read` scope, or has no access to the project.',
+              404: 'No such endpoint, or it is inactive.',
+            }),
           },
         },
       },
     },
-    components: {
-      securitySchemes: { PersonalAPIKey: { type: 'http', scheme: 'bearer', description: 'A personal API key with the endpoint:read scope.' } },
-      schemas: {
-        EndpointRunRequest: runRequestSchema(),
-        Variables: variables,
-        DashboardFilter: dashboardFilterSchema(),
-        PropertyFilter: propertyFilterSchema(),
-        EndpointRunResponse: prepared.kind === 'TrendsQuery' ? trendsResponseSchema() : runResponseSchema(columns),
-        Error: errorSchema(),
-      },
+    securitySchemes: { PersonalAPIKey: personalApiKeyScheme('A personal API key with the endpoint:read scope.') },
+    schemas: {
+      EndpointRunRequest: runRequestSchema(),
+      Variables: variables,
+      DashboardFilter: dashboardFilterSchema(),
+      PropertyFilter: propertyFilterSchema(),
+      EndpointRunResponse: prepared.kind === 'TrendsQuery' ? trendsResponseSchema() : runResponseSchema(columns),
     },
-  };
+  });
 }
 
 function runRequestSchema(): Schema {
@@ -128,7 +127,7 @@ function runResponseSchema(columns: { name: string; type: HogQLType }[]): Schema
           description: `Columns: ${listing}.`,
           minItems: columns.length,
           maxItems: columns.length,
-          items: distinct.length === 1 ? { ...distinct[0], nullable: true } : { oneOf: distinct, nullable: true },
+          items: distinct.length === 1 ? nullable(distinct[0]!) : { anyOf: distinct.map(nullable) },
         },
       },
       columns: { type: 'array', items: { type: 'string', enum: columns.map((column) => column.name) }, example: columns.map((column) => column.name) },
@@ -176,6 +175,11 @@ function trendsResponseSchema(): Schema {
   };
 }
 
+/** A column's schema with null allowed: OpenAPI 3.0 has `nullable` only beside a `type` (an untyped schema takes null already). */
+function nullable(schema: Schema): Schema {
+  return schema.type ? { ...schema, nullable: true } : schema;
+}
+
 function dashboardFilterSchema(): Schema {
   return {
     type: 'object',
@@ -193,17 +197,10 @@ function propertyFilterSchema(): Schema {
     required: ['key'],
     properties: {
       key: { type: 'string' },
-      value: { nullable: true },
+      // Untyped: any value, null included.
+      value: {},
       operator: { type: 'string', enum: PROPERTY_OPERATORS },
       type: { type: 'string', enum: ['event', 'person', 'session', 'cohort', 'group', 'hogql'] },
     },
-  };
-}
-
-function errorSchema(): Schema {
-  return {
-    type: 'object',
-    required: ['type', 'code', 'detail'],
-    properties: { type: { type: 'string' }, code: { type: 'string' }, detail: { type: 'string' }, attr: { type: 'string', nullable: true } },
   };
 }

@@ -16,6 +16,7 @@ import { ProviderKey } from './provider-key.entity.js';
 import type { CreateProviderKeyArgs, ListProviderKeysArgs, UpdateProviderKeyArgs, ValidateKeyArgs } from './provider-key.inputs.js';
 import type { ProviderKeyRecord } from './provider-key.record.js';
 import { validApiKey, validName, validProvider } from './provider-key.rules.js';
+import { findPage } from '../../shared/db/find-page.js';
 
 /** Every rule of provider keys; each method is scoped to an environment the actor reaches. */
 export class ProviderKeyService {
@@ -24,7 +25,8 @@ export class ProviderKeyService {
   async list(actor: Actor, args: ListProviderKeysArgs): Promise<Page<ProviderKeyRecord>> {
     const environment = await this.environment(actor, args.project_id);
     const window = pageWindow(args);
-    const [keys, count] = await this.em.findAndCount(
+    const [keys, count] = await findPage(
+      this.em,
       ProviderKey,
       { environment_id: environment.id },
       { orderBy: { created_at: 'desc', id: 'asc' }, limit: window.limit, offset: window.offset },

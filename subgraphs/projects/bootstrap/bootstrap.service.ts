@@ -28,10 +28,12 @@ export interface BootstrapResult {
 
 export const DEFAULT_ORGANIZATION = 'Default organization';
 export const DEFAULT_PROJECT = 'Default project';
+/** The label of the personal API key the bootstrap makes, and rotates when run again. */
+export const BOOTSTRAP_KEY_LABEL = 'bootstrap';
 
 /**
  * Makes (or reuses) a user, an organization of which the user is owner, a project with its first
- * environment, and a new personal API key with every scope.
+ * environment, and the user's bootstrap personal API key with every scope, given a new value.
  */
 export async function bootstrap(
   em: { accounts: EntityManager; projects: EntityManager },
@@ -57,7 +59,9 @@ export async function bootstrap(
     environment = (await new ProjectService(em.projects).createWithEnvironment(organization.id, projectName)).environment;
   }
 
-  const personalApiKey = await accountsFacade.createPersonalApiKey(em.accounts, user, 'bootstrap', ['*']);
+  // Its own key, found by label: rotated, not added, so running it again never reaches the
+  // 10-key limit (a full value is shown once and only its hash is kept, so it cannot be reused).
+  const personalApiKey = await accountsFacade.rotatePersonalApiKey(em.accounts, user, BOOTSTRAP_KEY_LABEL, ['*']);
   return {
     organization_id: organization.id,
     project_id: environment.project.id,

@@ -9,6 +9,7 @@ import { Organization } from '../organizations/organization.entity.js';
 import { Membership } from './membership.entity.js';
 import type { OrganizationMemberRecord } from './organization-member.record.js';
 import type { ListOrganizationMembersArgs, OrganizationMemberArgs, UpdateOrganizationMemberArgs } from './organization-member.inputs.js';
+import { findPage } from '../../shared/db/find-page.js';
 
 const LEVELS: readonly number[] = Object.values(MembershipLevel);
 const LAST_OWNER = 'An organization must keep at least one owner.';
@@ -26,7 +27,8 @@ export class OrganizationMemberService {
     if (!isUuid(args.organization_id)) throw new NotFoundError();
     requireOrganization(actor, args.organization_id);
     const window = pageWindow(args);
-    const [members, count] = await this.em.findAndCount(
+    const [members, count] = await findPage(
+      this.em,
       Membership,
       { organization: args.organization_id },
       { orderBy: { level: 'asc', created_at: 'desc', id: 'asc' }, ...window },

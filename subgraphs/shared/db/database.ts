@@ -13,7 +13,8 @@ export interface Database {
 /** DATABASE_URL when set; otherwise an embedded PostgreSQL with its data in `$DATA_DIR/pg`. */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL };
-  const embedded = await EmbeddedDatabase.start(config.DATA_DIR, log);
+  // Each worker may open up to 10 connections per subgraph (8), and the primary, scripts and jobs a few more.
+  const embedded = await EmbeddedDatabase.start(config.DATA_DIR, log, Math.min(2000, Math.max(100, 100 * config.WORKERS)));
   return { url: embedded.url, embedded };
 }
 

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,7 +24,8 @@ export class EmbeddedDatabase {
     readonly url: string,
   ) {}
 
-  static async start(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+  /** @param maxConnections the server's `max_connections`: every worker's pools must fit under it. */
+  static async start(dataDir: string, log: Logger, maxConnections = 100): Promise<EmbeddedDatabase> {
     const directory = resolve(dataDir, 'pg');
     mkdirSync(dataDir, { recursive: true, mode: 0o755 });
     const asRoot = userInfo().uid === 0;
@@ -56,7 +58,7 @@ export class EmbeddedDatabase {
         // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
         createPostgresUser: asRoot,
         initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
-        postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
+        postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`, '-c', `max_connections=${maxConnections}`],
         onLog: (message) => {
           output.add(message);
           log.debug({ embedded_postgres: String(message).trim() });
@@ -91,12 +93,22 @@ export class EmbeddedDatabase {
 
   /** Stops the server and releases the data directory; safe to call more than once. */
   stop(): Promise<void> {
-    this.stopping ??= this.server
-      .stop()
+    this.stopping ??= stopServer(this.server)
       .catch(() => undefined)
       .finally(() => rmSync(this.lockFile, { force: true }));
     return this.stopping;
   }
+}
+
+/**
+ * The package's stop() waits for the server's `exit` event, which never comes once the server has
+ * exited already: a Ctrl-C reaches the whole process group, the server too, and it may be gone
+ * before the platform's shutdown gets to it. Such a server is stopped.
+ */
+function stopServer(server: EmbeddedPostgres): Promise<void> {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  if (child && (child.exitCode !== null || child.signalCode !== null)) return Promise.resolve();
+  return server.stop();
 }
 
 const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;

@@ -2,17 +2,45 @@ import { pushIterator, type Envelope, type EventLog, type PubSub } from './pubsu
 
 /** In-process pub/sub: valid only when the publisher and every subscriber share one process. */
 export class MemoryPubSub implements PubSub {
-  private readonly listeners = new Map<string, Set<(message: string) => void>>();
-  private readonly sequences = new Map<string, number>();
+  private readonly subscribers = new TopicListeners();
+  private readonly sequences = new TopicSequences();
   readonly replay: EventLog = new MemoryEventLog();
 
   async publish(topic: string, payload: unknown): Promise<number> {
-    const sequence = (this.sequences.get(topic) ?? 0) + 1;
-    this.sequences.set(topic, sequence);
-    const message = JSON.stringify({ sequence, payload });
-    for (const listener of this.listeners.get(topic) ?? []) listener(message);
+    const { sequence, message } = this.sequences.envelope(topic, payloadJson(payload));
+    this.subscribers.deliver(topic, message);
     return sequence;
   }
+
+  subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
+    return this.subscribers.subscribe<T>(topic);
+  }
+
+  healthy(): boolean {
+    return true;
+  }
+
+  async ready(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.subscribers.clear();
+  }
+}
+
+/** The next sequence number of each topic, and the JSON envelope that carries it. */
+export class TopicSequences {
+  private readonly sequences = new Map<string, number>();
+
+  envelope(topic: string, payloadJson: string): { sequence: number; message: string } {
+    const sequence = (this.sequences.get(topic) ?? 0) + 1;
+    this.sequences.set(topic, sequence);
+    return { sequence, message: `{"sequence":${sequence},"payload":${payloadJson}}` };
+  }
+}
+
+/** Subscribers of this process by topic, each fed the JSON envelopes delivered to its topic. */
+export class TopicListeners {
+  private readonly listeners = new Map<string, Set<(message: string) => void>>();
 
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
     const listeners = this.listeners.get(topic) ?? new Set();
@@ -26,19 +54,17 @@ export class MemoryPubSub implements PubSub {
     return iterator;
   }
 
-  healthy(): boolean {
-    return true;
+  deliver(topic: string, message: string): void {
+    for (const listener of this.listeners.get(topic) ?? []) listener(message);
   }
 
-  async ready(): Promise<void> {}
-
-  async close(): Promise<void> {
+  clear(): void {
     this.listeners.clear();
   }
 }
 
 /** Logs and counters of one process; each expires `ttlSeconds` after its last use, as in Redis. */
-class MemoryEventLog implements EventLog {
+export class MemoryEventLog implements EventLog {
   private readonly entries = new Map<string, { values: string[]; expires: number }>();
   private readonly counters = new Map<string, { value: number; expires: number }>();
 
@@ -77,4 +103,9 @@ function live<T extends { expires: number }>(map: Map<string, T>, key: string): 
     return undefined;
   }
   return value;
+}
+
+/** A payload as JSON; `undefined` (which JSON lacks) as null. */
+export function payloadJson(payload: unknown): string {
+  return JSON.stringify(payload) ?? 'null';
 }

@@ -10,11 +10,14 @@ import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
 import type { Orm } from '../db/orm.js';
 import { AppError, contractError, PayloadTooLargeError, SERVER_ERROR_BODY } from '../errors.js';
-import { readBody } from '../http.js';
+import { logAborts, readBody, RequestAbortedError } from '../http.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import { buildSubgraphGraphQLSchema } from './build.js';
 import type { SubgraphDefinition } from './define.js';
+import { KEEP_ALIVE_MS } from '../net.js';
+import { logSocketErrors, ReasonedWebSocket } from '../websocket.js';
+import { InFlight } from '../in-flight.js';
 
 /** What a running subgraph needs: its definition, its database, the pub/sub and the actor signer. */
 export interface SubgraphRuntime {
@@ -81,6 +84,7 @@ const MAX_INTERNAL_HEADERS = 256 * 1024;
  */
 export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port: number): Promise<ServedSubgraph> {
   const { definition, log } = runtime;
+  const inFlight = new InFlight();
   const schema = await buildSubgraphGraphQLSchema(definition);
   const apollo = new ApolloServer<SubgraphContext>({
     schema,
@@ -96,7 +100,9 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   // The actor header lists the caller's organizations, so it grows with them; only the router
   // (which signs it) talks to a subgraph, so a large limit costs nothing in exposure.
   const server = createServer({ maxHeaderSize: MAX_INTERNAL_HEADERS }, (request, response) => {
-    handleHttp(apollo, runtime, request, response).catch((error: unknown) => {
+    logAborts(log, request, response);
+    inFlight.track(handleHttp(apollo, runtime, request, response)).catch((error: unknown) => {
+      if (error instanceof RequestAbortedError) return;
       const tooLarge = error instanceof PayloadTooLargeError;
       if (!tooLarge) log.error({ err: error }, 'subgraph request failed');
       const { status, body } = tooLarge ? contractError(error) : { status: 500, body: SERVER_ERROR_BODY };
@@ -106,8 +112,8 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   });
   // The router keeps connections alive; closing them sooner than it expects makes it reuse a
   // socket just as it closes (ECONNRESET under load).
-  server.keepAliveTimeout = 65_000;
-  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_INTERNAL_BODY });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_INTERNAL_BODY, WebSocket: ReasonedWebSocket });
   const wsServer = useServer<Record<string, unknown>, { actor?: Actor }>(
     {
       schema,
@@ -122,16 +128,20 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     },
     sockets,
   );
+  logSocketErrors(sockets, log);
 
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  // Exclusive: in a cluster worker, the router beside it calls this process's subgraphs, not a shared port's.
+  await new Promise<void>((resolve) => server.listen({ port, host, exclusive: true }, resolve));
   const address = server.address() as AddressInfo;
   const url = `http://${host}:${address.port}/graphql`;
   log.info({ subgraph: definition.name, url }, 'subgraph listening');
   const execute: LocalExecute = async (request, actor) => {
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers: LOCAL_HEADERS, search: '', body: request },
-      context: async () => contextFor(runtime, actor),
-    });
+    const result = await inFlight.track(
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: 'POST', headers: LOCAL_HEADERS, search: '', body: request },
+        context: async () => contextFor(runtime, actor),
+      }),
+    );
     if (result.body.kind !== 'complete') throw new Error('incremental delivery is not used between the router and a subgraph');
     return result.body.string;
   };
@@ -149,7 +159,10 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     name: definition.name,
     url,
     local: { execute, subscribe: subscribeLocal },
-    close: () => closeAll(server, sockets, wsServer, apollo),
+    close: async () => {
+      await inFlight.settled(IN_FLIGHT_BOUND_MS);
+      await closeAll(server, sockets, wsServer, apollo);
+    },
   };
 }
 
@@ -234,6 +247,8 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
   };
 }
 
+/** How long a closing subgraph waits for its operations in progress (the public listener's grace is over by then). */
+const IN_FLIGHT_BOUND_MS = 5000;
 async function closeAll(
   server: Server,
   sockets: WebSocketServer,

@@ -1,0 +1,148 @@
+import cluster, { type Worker } from 'node:cluster';
+import { forgetEmbeddedUrl, prepareDatabase } from '../subgraphs/index.js';
+import { ClusterHub } from '../subgraphs/shared/cluster/cluster.ipc.js';
+import { pubSubServices } from '../subgraphs/shared/cluster/cluster.pubsub.js';
+import type { Config } from '../subgraphs/shared/config.js';
+import type { Database } from '../subgraphs/shared/db/database.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
+import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
+import { clusterMetrics } from '../subgraphs/shared/metrics.js';
+import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
+import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
+
+/** What a worker tells its primary about its start. */
+type WorkerNews = { platform: 'ready'; url: string; ingestUrl?: string } | { platform: 'failed'; line: string };
+
+/** How the primary hands its database to the workers (in their environment: it holds the embedded server's password). */
+const DATABASE_URL_VARIABLE = 'PLATFORM_WORKER_DATABASE_URL';
+const EMBEDDED_VARIABLE = 'PLATFORM_WORKER_EMBEDDED_DATABASE';
+
+/**
+ * A worker that ends unasked is started again after this, doubled for each end in a row (up to the
+ * maximum), so a worker that fails at every start does not spin; a quiet minute starts over.
+ */
+const RESTART_DELAY_MS = 1000;
+const MAX_RESTART_DELAY_MS = 30_000;
+const QUIET_MS = 60_000;
+/** Beyond the workers' own grace: their stop of the subgraphs and pools. */
+const STOP_MARGIN_MS = 5000;
+
+/** The database a worker's primary prepared, as it was handed over (an embedded server stays the primary's to stop). */
+export function preparedDatabase(): { database: Database; embedded: boolean } {
+  const url = process.env[DATABASE_URL_VARIABLE];
+  if (!url) throw new Error(`a cluster worker needs ${DATABASE_URL_VARIABLE} from its primary`);
+  return { database: { url }, embedded: Boolean(process.env[EMBEDDED_VARIABLE]) };
+}
+
+/** Sends a worker's news to its primary. */
+export function tellPrimary(news: WorkerNews, sent?: () => void): void {
+  if (process.send) process.send(news, undefined, undefined, () => sent?.());
+  else sent?.();
+}
+
+/** The lines a person and the tests read once the platform listens (printed by one process only). */
+export function announce(listening: { url: string; ingestUrl?: string; metricsUrl?: string }): void {
+  if (listening.metricsUrl) process.stdout.write(`Metrics (/metrics) listening on ${listening.metricsUrl}\n`);
+  if (listening.ingestUrl) process.stdout.write(`Ingestion (/batch/) listening on ${listening.ingestUrl}\n`);
+  process.stdout.write(`Analytics platform listening on ${listening.url}\n`);
+}
+
+/**
+ * `npm start` with WORKERS above 1: this process checks the settings, opens the database (starting
+ * the embedded server once), migrates and bootstraps, then forks WORKERS processes that each run
+ * the router, the REST layer and every subgraph on the shared public (and ingest) port, Node's
+ * cluster handing connections to them in turn. Without REDIS_URL it keeps what the workers must
+ * share (pub/sub, replay logs, rate-limit counts) and answers them over IPC; METRICS_PORT serves
+ * the sum of the workers' metrics. A worker that dies is replaced. On SIGTERM or SIGINT the
+ * workers stop gracefully, then the embedded server.
+ */
+export async function runPrimary(settings: Config, log: Logger): Promise<void> {
+  const started = Date.now();
+  const database = await prepareDatabase(settings, log);
+  const hub = new ClusterHub();
+  hub.serve(pubSubServices(hub));
+  hub.serve(rateLimitServices());
+  const env = { [DATABASE_URL_VARIABLE]: database.url, [EMBEDDED_VARIABLE]: database.embedded ? '1' : '' };
+  let stopping = false;
+  let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
+  const fork = (): Worker => {
+    const worker = cluster.fork(env);
+    hub.attach(worker);
+    return worker;
+  };
+  const stop = async (boundMs: number) => {
+    stopping = true;
+    await Promise.allSettled([stopWorkers(boundMs), metricsListener?.close()]);
+    if (database.embedded) forgetEmbeddedUrl(settings);
+    await database.embedded?.stop();
+  };
+  // From the first fork on, a signal stops the workers and the database, even while they start.
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    log.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down: workers finish their requests');
+    await stop(settings.SHUTDOWN_TIMEOUT_SECONDS * 1000 + STOP_MARGIN_MS);
+    log.info({ signal }, 'stopped');
+    process.exit(0);
+  };
+  // A fault of the primary's own still stops the workers and the embedded server before it exits.
+  onStopSignals(
+    (signal) => void shutdown(signal),
+    (error) => {
+      log.fatal({ err: error }, 'uncaught exception');
+      void stop(STOP_MARGIN_MS).finally(() => process.exit(1));
+    },
+  );
+
+  let first: Extract<WorkerNews, { platform: 'ready' }>;
+  try {
+    [first] = await Promise.all(Array.from({ length: settings.WORKERS }, () => whenReady(fork())));
+    metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log, source: clusterMetrics() });
+  } catch (error) {
+    if (stopping) return; // a signal came during the start: its shutdown ends the process
+    await stop(STOP_MARGIN_MS);
+    throw error;
+  }
+  let endsInARow = 0;
+  let lastEnd = 0;
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    endsInARow = Date.now() - lastEnd > QUIET_MS ? 0 : endsInARow + 1;
+    lastEnd = Date.now();
+    const delayMs = Math.min(RESTART_DELAY_MS * 2 ** endsInARow, MAX_RESTART_DELAY_MS);
+    log.error({ worker_pid: worker.process.pid, code, signal, restart_in_ms: delayMs }, 'worker ended; starting another');
+    setTimeout(() => stopping || void whenReady(fork()).catch((error: Error) => log.error({ err: error }, 'replacement worker did not start')), delayMs);
+  });
+  log.info({ url: first!.url, ingest_url: first!.ingestUrl ?? first!.url, workers: settings.WORKERS, ms: Date.now() - started, embedded_database: Boolean(database.embedded) }, 'platform listening');
+  announce({ url: first!.url, ingestUrl: first!.ingestUrl, metricsUrl: metricsListener?.url });
+}
+
+/** Resolves with a worker's first news once it listens; rejects with its one line if it fails or ends first. */
+function whenReady(worker: Worker): Promise<Extract<WorkerNews, { platform: 'ready' }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (news: WorkerNews) => {
+      if (news?.platform === 'ready') settle(() => resolve(news));
+      if (news?.platform === 'failed') settle(() => reject(new ReportedError(news.line)));
+    };
+    const onExit = (code: number | null, signal: string | null) => settle(() => reject(new Error(`a worker ended while starting (${signal ?? `exit code ${code}`})`)));
+    const settle = (then: () => void) => {
+      worker.off('message', onMessage);
+      worker.off('exit', onExit);
+      then();
+    };
+    worker.on('message', onMessage);
+    worker.on('exit', onExit);
+  });
+}
+
+/** A worker's own one-line account of its failure, printed as it is. */
+export class ReportedError extends Error {}
+
+/** SIGTERM to every worker (each stops gracefully); SIGKILL to any still running after `boundMs`. */
+async function stopWorkers(boundMs: number): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => Boolean(worker));
+  const exits = workers.map((worker) => new Promise<void>((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve()))));
+  for (const worker of workers) worker.process.kill('SIGTERM');
+  const timer = setTimeout(() => workers.forEach((worker) => worker.isDead() || worker.process.kill('SIGKILL')), boundMs);
+  await Promise.all(exits);
+  clearTimeout(timer);
+}

@@ -1,0 +1,132 @@
+import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createRest } from '../rest-compat/rest.js';
+import { routerExecutor, routerSubscriber } from '../rest-compat/executors.js';
+import { startSubgraphs } from '../subgraphs/index.js';
+import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import type { Config } from '../subgraphs/shared/config.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
+import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
+import { Authenticator } from './auth.js';
+import { createGateway, loadSupergraph } from './gateway.js';
+import { listenIngest } from './ingest-listener.js';
+import { listen, type IngestHandler, type Listener } from './listener.js';
+import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
+import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
+import { closeRateLimiter } from '../subgraphs/shared/rate-limit.js';
+import { configuredKeyThrottle } from './throttle.js';
+import { subgraphsHealthy, subgraphUrls } from './remote-subgraphs.js';
+import { announce, preparedDatabase, tellPrimary } from './cluster.primary.js';
+
+interface Subgraphs {
+  urls: Record<string, string>;
+  /** Those running in this process, called without HTTP. */
+  local?: Record<string, LocalSubgraph>;
+  healthy(): Promise<boolean>;
+  stop(): Promise<void>;
+  embedded: boolean;
+}
+
+/**
+ * Serves the platform from this process (the only one, or a cluster worker): the subgraphs (or,
+ * with SUBGRAPH_URLS, routes to those that run elsewhere), the router, the REST layer and the
+ * listeners; stops gracefully on SIGTERM or SIGINT.
+ */
+export async function runPlatform(settings: Config, log: Logger, started: number): Promise<void> {
+  const subgraphs = settings.SUBGRAPH_URLS ? remoteSubgraphs(settings.SUBGRAPH_URLS) : await localSubgraphs(settings, log);
+  try {
+    await serve(settings, log, subgraphs, started);
+  } catch (error) {
+    // Whatever started must stop, or the embedded database and DATA_DIR's lock outlive the failure.
+    await subgraphs.stop();
+    throw error;
+  }
+}
+
+async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number): Promise<void> {
+  const signer = new ActorSigner(settings.SECRET_KEY);
+  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local });
+  const rest = createRest({
+    apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
+    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
+    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
+    log,
+    maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
+  });
+  const listener = await listen({
+    host: settings.HOST,
+    port: settings.PORT,
+    gateway,
+    authenticator,
+    rest: rest.handle,
+    ingest: rest.ingest,
+    maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
+    healthy: subgraphs.healthy,
+    maxBodyBytes: settings.MAX_BODY_BYTES,
+    maxLargeBodyBytes: settings.MAX_LARGE_BODY_BYTES,
+    takesLargeBody: rest.takesLargeBody,
+    allowedMethods: rest.allowedMethods,
+    throttle: await configuredKeyThrottle(authenticator, settings),
+    log,
+  });
+  const ingestListener = await listenIngestPort(settings, rest.ingest, subgraphs, log, listener);
+  // A cluster's primary serves the metrics of all its workers, and says where the platform listens.
+  const metricsListener = settings.METRICS_PORT === undefined || cluster.isWorker ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log });
+  log.info({ url: listener.url, ingest_url: ingestListener?.url ?? listener.url, ms: Date.now() - started, embedded_database: subgraphs.embedded }, cluster.isWorker ? 'worker listening' : 'platform listening');
+  if (cluster.isWorker) tellPrimary({ platform: 'ready', url: listener.url, ingestUrl: ingestListener?.url });
+  else announce({ url: listener.url, ingestUrl: ingestListener?.url, metricsUrl: metricsListener?.url });
+
+  let stopping = false;
+  /**
+   * SIGTERM or SIGINT (under `npm start`, npm's exit too): no new connections; websockets closed
+   * with 1001 (going away); requests in progress, ingestion batches included, finish within
+   * SHUTDOWN_TIMEOUT_SECONDS; then the workers stop (a batch export run is given back for another
+   * process), the subgraphs close, and the embedded PostgreSQL shuts down.
+   */
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const graceMs = settings.SHUTDOWN_TIMEOUT_SECONDS * 1000;
+    log.info({ signal, grace_ms: graceMs }, 'shutting down: requests in progress may finish');
+    await Promise.allSettled([ingestListener?.close(graceMs), listener.close(graceMs), metricsListener?.close()]);
+    await Promise.resolve(gateway.dispose()).catch(() => undefined);
+    await subgraphs.stop();
+    await closeRateLimiter();
+    // The platform's `stopped` is its last line: a worker's is its own.
+    log.info({ signal }, cluster.isWorker ? 'worker stopped' : 'stopped');
+    process.exit(0);
+  };
+  onStopSignals(
+    (signal) => void shutdown(signal),
+    (error) => {
+      log.fatal({ err: error }, 'uncaught exception');
+      void subgraphs.stop().finally(() => process.exit(1));
+    },
+  );
+}
+
+/** With INGEST_PORT set, `/batch/` gets a listener of its own too (the main one keeps serving it). */
+async function listenIngestPort(settings: Config, ingest: IngestHandler, subgraphs: Subgraphs, log: Logger, main: Listener): Promise<Listener | undefined> {
+  if (settings.INGEST_PORT === undefined) return undefined;
+  try {
+    return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, log });
+  } catch (error) {
+    await main.close();
+    throw error;
+  }
+}
+
+/** The subgraphs in this process; in a cluster worker, on the database its primary prepared. */
+async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
+  const prepared = cluster.isWorker ? preparedDatabase() : undefined;
+  const running = await startSubgraphs(settings, log, { prepared: prepared?.database });
+  return { urls: running.urls, local: running.local, healthy: running.healthy, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
+}
+
+/** Subgraphs run elsewhere (SUBGRAPH_URLS). */
+function remoteSubgraphs(spec: string): Subgraphs {
+  const urls = subgraphUrls(spec);
+  return { urls, healthy: () => subgraphsHealthy(urls), stop: async () => undefined, embedded: false };
+}
