@@ -22,6 +22,16 @@ describe('batch exports in embedded mode', () => {
   const call = (method: string, rest: string, body?: unknown) => api(platform!.url, method, exportsPath(owner, rest), { key: owner.personal_api_key, body });
   const runs = async (id: string) => (await api(platform!.url, 'GET', `${exportsPath(owner, `${id}/runs`)}?ordering=data_interval_start`, { key: owner.personal_api_key })).body.results as Record<string, any>[];
 
+  /** A failure here shows what the platform logged (warnings and errors), not only the runs' states. */
+  const withPlatformOutput = async (check: () => Promise<void>) => {
+    try {
+      await check();
+    } catch (error) {
+      (error as Error).message += `\nthe platform logged:\n${[...platform!.stdout, ...platform!.stderr].join('').slice(-4000)}`;
+      throw error;
+    }
+  };
+
   beforeAll(async () => {
     env.PORT = String(await freePort());
     platform = await startPlatform(env);
@@ -55,7 +65,7 @@ describe('batch exports in embedded mode', () => {
       expect((await call('POST', `${created.body.id}/backfills`, { start_at: '2026-01-05T00:00:00Z', end_at: '2026-01-08T00:00:00Z' })).status).toBe(201);
     }
     for (const created of [toS3, toPostgres]) {
-      await expect.poll(async () => (await runs(created.body.id)).map((run) => run.status).join(), { timeout: 30_000 }).toBe('Completed,Completed,Completed');
+      await withPlatformOutput(() => expect.poll(async () => (await runs(created.body.id)).map((run) => run.status).join(), { timeout: 30_000 }).toBe('Completed,Completed,Completed'));
     }
     const keys = await store.keys('embedded/');
     expect(keys).toHaveLength(3);

@@ -15,7 +15,7 @@ export interface RunJob {
  * sweep queues every run that waits.
  */
 export async function queueRun(databaseUrl: string, runId: string, startAfter?: Date): Promise<void> {
-  const queue = workingQueue(JOB_OWNER, databaseUrl);
+  const queue = await workingQueue(JOB_OWNER, databaseUrl);
   if (!queue) return;
   const job: RunJob = { runId };
   // The run's own heartbeat tells a dead worker: the job's expiry is a backstop, long past any run.

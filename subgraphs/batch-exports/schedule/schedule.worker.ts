@@ -20,10 +20,11 @@ export function startBatchExportWorker(runtime: WorkerRuntime): Worker {
   const active = new Set<RunLease>();
   const runRuntime = (): RunRuntime => ({ em: runtime.orm.em.fork(), log: runtime.log, config: runtime.config, active });
   let queue: JobQueue | undefined;
+  const opening = openJobQueue(runtime.orm, runtime.log);
+  setWorkingQueue(JOB_OWNER, databaseUrl, opening);
   const opened = (async () => {
-    queue = await openJobQueue(runtime.orm, runtime.log);
+    queue = await opening;
     await queue.work<RunJob>(RUN_QUEUE, (job) => executeRun(runRuntime(), job.runId), { concurrency: runtime.config.BATCH_EXPORT_CONCURRENCY, dedupe: true });
-    setWorkingQueue(JOB_OWNER, databaseUrl, queue);
   })();
   opened.catch((error: unknown) => runtime.log.error({ err: error }, 'batch export worker did not start'));
   const scheduler = startPeriodicWorker({

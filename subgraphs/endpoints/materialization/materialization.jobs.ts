@@ -9,7 +9,7 @@ export interface RefreshJob {
   due: string;
 }
 
-export function useJobQueue(databaseUrl: string, queue: JobQueue | null): void {
+export function useJobQueue(databaseUrl: string, queue: Promise<JobQueue> | null): void {
   setWorkingQueue('endpoints', databaseUrl, queue);
 }
 
@@ -19,7 +19,7 @@ export function useJobQueue(databaseUrl: string, queue: JobQueue | null): void {
  * every overdue refresh.
  */
 export async function scheduleRefresh(databaseUrl: string, versionId: string, due: Date): Promise<void> {
-  const queue = workingQueue('endpoints', databaseUrl);
+  const queue = await workingQueue('endpoints', databaseUrl);
   if (!queue) return;
   const job: RefreshJob = { versionId, due: due.toISOString() };
   // A refresh is taken for dead (and tried again) only well after the longest refresh would have ended.

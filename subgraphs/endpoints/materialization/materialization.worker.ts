@@ -25,15 +25,16 @@ import { replaceMaterializedRows } from './materialized-rows.repository.js';
 export function startMaterializationWorker(runtime: WorkerRuntime): Worker {
   const databaseUrl = runtime.orm.config.get('clientUrl')!;
   let queue: JobQueue | undefined;
+  const opening = openJobQueue(runtime.orm, runtime.log);
+  useJobQueue(databaseUrl, opening);
   const opened = (async () => {
-    queue = await openJobQueue(runtime.orm, runtime.log);
+    queue = await opening;
     await queue.work<RefreshJob>(REFRESH_QUEUE, (job) => refresh(runtime.orm.em.fork(), runtime.pubsub, runtime.log, job, runtime.config.ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS * 1000));
     await queue.every(CLEANUP_QUEUE, CLEANUP_CRON, async () => {
       const dropped = await cleanUpRunData(runtime.orm.em.fork());
       runtime.log.info(dropped, 'endpoint answers and run records past their time dropped');
     });
     await queue.every(SWEEP_QUEUE, SWEEP_CRON, () => sweep(runtime.orm.em.fork()));
-    useJobQueue(databaseUrl, queue);
     await sweep(runtime.orm.em.fork());
     await warnWithoutReaderRole(runtime.orm.em.fork(), runtime.log);
   })();

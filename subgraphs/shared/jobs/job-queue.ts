@@ -154,12 +154,15 @@ const DRAIN_TIMEOUT_MS = 60_000;
 
 /** Makes a queue (if absent); another process making one at the same moment may deadlock it, so it is tried again. */
 async function createQueue(boss: PgBoss, queue: string, dedupe: boolean): Promise<void> {
+  // Making one alters the job table (a partition), so a queue that is there is left alone.
+  if (await boss.getQueue(queue)) return;
   for (let attempt = 1; ; attempt++) {
     try {
       return await boss.createQueue(queue, dedupe ? { name: queue, policy: 'short' } : undefined);
     } catch (error) {
-      if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      if ((error as { code?: string }).code !== '40P01' || attempt >= 10) throw error;
+      // Apart, at random: two processes that deadlocked once do not meet again at once.
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 200));
     }
   }
 }
@@ -180,19 +183,21 @@ async function release(url: string, entry: Shared): Promise<void> {
   await entry.boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
 }
 
-/** The job queues workers of this process opened, by owner and database URL. */
-const working = new Map<string, JobQueue>();
+/** The job queues workers of this process open, by owner and database URL: undefined once one could not open. */
+const working = new Map<string, Promise<JobQueue | undefined>>();
 
 /**
- * Registers (or, with null, forgets) the job queue a subgraph's worker opened on a database, so
- * that its services can send jobs where a worker runs. A process without one (a command line
- * tool) sends nothing: the worker's sweep queues what is due.
+ * Registers (or, with null, forgets) the job queue a subgraph's worker opens on a database, so
+ * that its services send jobs where a worker runs. It is registered as the worker starts to open
+ * it: a job sent meanwhile (a request served before the queue is open) waits for it rather than
+ * being left for the worker's sweep. A process without one (a command line tool) sends nothing:
+ * the worker's sweep queues what is due.
  */
-export function setWorkingQueue(owner: string, databaseUrl: string, queue: JobQueue | null): void {
-  if (queue) working.set(`${owner} ${databaseUrl}`, queue);
+export function setWorkingQueue(owner: string, databaseUrl: string, queue: Promise<JobQueue> | null): void {
+  if (queue) working.set(`${owner} ${databaseUrl}`, queue.catch(() => undefined));
   else working.delete(`${owner} ${databaseUrl}`);
 }
 
-export function workingQueue(owner: string, databaseUrl: string): JobQueue | undefined {
+export async function workingQueue(owner: string, databaseUrl: string): Promise<JobQueue | undefined> {
   return working.get(`${owner} ${databaseUrl}`);
 }
