@@ -14,13 +14,14 @@ import {
   type AppError,
 } from '../subgraphs/shared/errors.js';
 import { DEFAULT_MAX_INGEST_BODY_BYTES } from '../subgraphs/shared/config.js';
-import type { ReadRequest } from '../subgraphs/shared/http.js';
+import { ReadBodyRequest, utf8Text, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
+import { KnownBodyRequest } from './known-body.request.js';
 import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { restOpenApi } from './openapi/openapi.document.js';
@@ -184,19 +185,16 @@ export function createRest(options: RestOptions): RestLayer {
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
     }
-    const response = await sofa.fetch(
-      new Request(`http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query, match.route.ownLimit === true)}`, {
-        method: request.method,
-        headers: {
-          'content-type': 'application/json',
-          authorization: request.headers.get('authorization') ?? '',
-          [PUBLIC_URL_HEADER]: request.url,
-          // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
-          [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
-        },
-        body: text,
-      }),
-    );
+    const target = `http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query, match.route.ownLimit === true)}`;
+    const headers = {
+      'content-type': 'application/json',
+      authorization: request.headers.get('authorization') ?? '',
+      [PUBLIC_URL_HEADER]: request.url,
+      // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
+      [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
+    };
+    // SOFA reads a body with `text()`: handed the text, not bytes to decode again.
+    const response = await sofa.fetch(text === undefined ? new Request(target, { method: request.method, headers }) : new KnownBodyRequest(target, request.method, headers, text));
     return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
   }
 }
@@ -227,9 +225,9 @@ function fail(error: AppError, headers: Record<string, string> = {}): Response {
 async function readBody(request: Request, method: string): Promise<{ parsed: Record<string, unknown>; text: string } | undefined | Response> {
   // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
   if (method === 'GET') return undefined;
-  const bytes = Buffer.from(await request.arrayBuffer());
+  const bytes = request instanceof ReadBodyRequest ? request.readBytes : Buffer.from(await request.arrayBuffer());
   if (!isUtf8(bytes)) return fail(new ParseError(NOT_UTF8));
-  const text = bytes.toString('utf8');
+  const text = utf8Text(bytes);
   if (!text.trim()) return { parsed: {}, text: '{}' };
   let parsed: unknown;
   try {

@@ -1,7 +1,7 @@
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import { ParseError, PayloadTooLargeError, ValidationError } from '../../subgraphs/shared/errors.js';
-import { isGzip, type ReadRequest } from '../../subgraphs/shared/http.js';
+import { isGzip, utf8Text, type ReadRequest } from '../../subgraphs/shared/http.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -19,7 +19,7 @@ export async function readIngestText(request: ReadRequest, limit: number): Promi
   let bytes = await decompress(request.body, contentEncoding(request), limit);
   if (isForm(request) && !isGzip(bytes) && !startsLikeJson(bytes)) bytes = formData(new URLSearchParams(bytes.toString('utf8')).get('data'));
   // `compression` only names what the magic bytes tell anyway; a payload already inflated has none.
-  const text = (await decompress(bytes, isGzip(bytes) ? 'gzip' : null, limit)).toString('utf8');
+  const text = utf8Text(await decompress(bytes, isGzip(bytes) ? 'gzip' : null, limit));
   // JSON has no raw control characters but whitespace. Refused here, they cannot grow six-fold as
   // `\u00XX` on the way to the subgraph: the payload crosses the graph at most twice its size.
   if (CONTROL_CHARACTER.test(text)) throw new ParseError('JSON parse error - a control character outside any string escape.');

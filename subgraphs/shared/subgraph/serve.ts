@@ -10,7 +10,7 @@ import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
 import type { Orm } from '../db/orm.js';
 import { AppError, contractError, PayloadTooLargeError, SERVER_ERROR_BODY } from '../errors.js';
-import { logAborts, readBody, RequestAbortedError } from '../http.js';
+import { logAborts, readBody, RequestAbortedError, utf8Text } from '../http.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import { buildSubgraphGraphQLSchema } from './build.js';
@@ -226,7 +226,7 @@ async function writeResponse(result: HTTPGraphQLResponse, response: ServerRespon
 async function readJson(request: IncomingMessage): Promise<unknown> {
   const body = await readBody(request, MAX_INTERNAL_BODY);
   if (body === null) throw new PayloadTooLargeError(MAX_INTERNAL_BODY);
-  return JSON.parse(body.toString('utf8') || 'null');
+  return JSON.parse(utf8Text(body) || 'null');
 }
 
 /**
