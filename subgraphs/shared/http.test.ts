@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RequestTimeoutError } from './errors.js';
-import { readBody } from './http.js';
+import { readBody, ReadBodyRequest, utf8Text } from './http.js';
 
 describe('readBody', () => {
   it('fails with a 408 when the body stops arriving for idleMs, and reads a body that keeps coming', async () => {
@@ -41,5 +41,23 @@ describe('readBody', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('utf8Text', () => {
+  it('reads ASCII, other UTF-8 and bytes that are not UTF-8 exactly as a UTF-8 decoding does', () => {
+    for (const bytes of [Buffer.from('{"a": "plain"}'), Buffer.from('{"a": "é 😀 ü"}'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), Buffer.alloc(0)]) {
+      expect(utf8Text(bytes)).toBe(bytes.toString('utf8'));
+    }
+  });
+});
+
+describe('ReadBodyRequest', () => {
+  it('hands its bytes over as they are, and as a stream to readers that read one', async () => {
+    const bytes = Buffer.from('{"name": "ünïcode"}');
+    const request = new ReadBodyRequest('http://test/api/', 'POST', new Headers({ 'content-type': 'application/json' }), bytes);
+    expect(request.readBytes).toBe(bytes);
+    expect(await request.json()).toEqual({ name: 'ünïcode' });
+    expect(new ReadBodyRequest('http://test/api/', 'GET', new Headers(), Buffer.alloc(0)).body).toBeNull();
   });
 });
