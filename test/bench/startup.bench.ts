@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist/router/main.js'))) throw new Error('no build: run npm install (or npm run build) first');
   const startLoad = load1();
   const code = codeVersion(ROOT);
-  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}`);
+  say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}; WORKERS ${process.env.WORKERS || `default (${availableParallelism()})`}`);
   const rounds: Round[] = [];
   for (let index = 0; index < ROUNDS; index += 1) rounds.push(await round());
   report(rounds, startLoad, code);
@@ -62,7 +63,8 @@ async function npmStart(dataDir: string, port: number): Promise<{ child: ChildPr
   const started = performance.now();
   const child = spawn(NPM, ['start', '--silent'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' },
+    // WORKERS passes through, to measure one process against the default.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}) },
     stdio: 'ignore',
     detached: true,
   });
@@ -149,7 +151,7 @@ function report(rounds: Round[], startLoad: number, code: string): void {
       '',
       `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — start-up (startup.bench.ts)`,
       '',
-      `Machine: ${machine()}. Code: ${code}. Load average (1 min) at the start: ${startLoad.toFixed(2)}.`,
+      `Machine: ${machine()}. Code: ${code}. Load average (1 min) at the start: ${startLoad.toFixed(2)}. WORKERS: ${process.env.WORKERS || `default (${availableParallelism()})`}.`,
       'Run with `node dist/test/bench/startup.bench.js` after `npm install` (which builds): `npm start` with nothing configured',
       '(embedded PostgreSQL in a fresh DATA_DIR: initdb, migrations, the default account), timed from the command to the first',
       `200 from \`/healthz\`; memory read after ${IDLE_MS / 1000} s idle (the platform process's RSS; the embedded PostgreSQL's PSS,`,
