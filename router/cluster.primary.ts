@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { forgetEmbeddedUrl, prepareDatabase } from '../subgraphs/index.js';
-import { ClusterHub } from '../subgraphs/shared/cluster/cluster.ipc.js';
+import { callPrimary, ClusterHub } from '../subgraphs/shared/cluster/cluster.ipc.js';
 import { pubSubServices } from '../subgraphs/shared/cluster/cluster.pubsub.js';
 import type { Config } from '../subgraphs/shared/config.js';
 import type { Database } from '../subgraphs/shared/db/database.js';
@@ -13,10 +13,6 @@ import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
 /** What a worker tells its primary about its start. */
 type WorkerNews = { platform: 'ready'; url: string; ingestUrl?: string } | { platform: 'failed'; line: string };
 
-/** How the primary hands its database to the workers (in their environment: it holds the embedded server's password). */
-const DATABASE_URL_VARIABLE = 'PLATFORM_WORKER_DATABASE_URL';
-const EMBEDDED_VARIABLE = 'PLATFORM_WORKER_EMBEDDED_DATABASE';
-
 /**
  * A worker that ends unasked is started again after this, doubled for each end in a row (up to the
  * maximum), so a worker that fails at every start does not spin; a quiet minute starts over.
@@ -27,12 +23,22 @@ const QUIET_MS = 60_000;
 /** Beyond the workers' own grace: their stop of the subgraphs and pools. */
 const STOP_MARGIN_MS = 5000;
 
-/** The database a worker's primary prepared, as it was handed over (an embedded server stays the primary's to stop). */
-export function preparedDatabase(): { database: Database; embedded: boolean } {
-  const url = process.env[DATABASE_URL_VARIABLE];
-  if (!url) throw new Error(`a cluster worker needs ${DATABASE_URL_VARIABLE} from its primary`);
-  return { database: { url }, embedded: Boolean(process.env[EMBEDDED_VARIABLE]) };
+/**
+ * The database a worker's primary prepared, asked for over IPC once the worker has loaded its code
+ * (the primary prepares it meanwhile); it holds the embedded server's password, so it is not put in
+ * the environment. An embedded server stays the primary's to stop.
+ */
+export async function preparedDatabase(): Promise<{ database: Database; embedded: boolean }> {
+  const { url, embedded } = await callPrimary<PreparedDatabase>(DATABASE_SERVICE);
+  return { database: { url }, embedded };
 }
+
+interface PreparedDatabase {
+  url: string;
+  embedded: boolean;
+}
+
+const DATABASE_SERVICE = 'database';
 
 /** Sends a worker's news to its primary. */
 export function tellPrimary(news: WorkerNews, sent?: () => void): void {
@@ -48,33 +54,37 @@ export function announce(listening: { url: string; ingestUrl?: string; metricsUr
 }
 
 /**
- * `npm start` with WORKERS above 1: this process checks the settings, opens the database (starting
- * the embedded server once), migrates and bootstraps, then forks WORKERS processes that each run
- * the router, the REST layer and every subgraph on the shared public (and ingest) port, Node's
- * cluster handing connections to them in turn. Without REDIS_URL it keeps what the workers must
- * share (pub/sub, replay logs, rate-limit counts) and answers them over IPC; METRICS_PORT serves
- * the sum of the workers' metrics. A worker that dies is replaced. On SIGTERM or SIGINT the
- * workers stop gracefully, then the embedded server.
+ * `npm start` with WORKERS above 1: this process checks the settings and forks WORKERS processes;
+ * while they load their code it opens the database (starting the embedded server once), migrates
+ * and bootstraps, then hands it to them. Each runs the router, the REST layer and every subgraph
+ * on the shared public (and ingest) port, Node's cluster handing connections to them in turn.
+ * Without REDIS_URL it keeps what the workers must share (pub/sub, replay logs, rate-limit counts)
+ * and answers them over IPC; METRICS_PORT serves the sum of the workers' metrics. A worker that
+ * dies is replaced. On SIGTERM or SIGINT the workers stop gracefully, then the embedded server.
  */
 export async function runPrimary(settings: Config, log: Logger): Promise<void> {
   const started = Date.now();
-  const database = await prepareDatabase(settings, log);
+  // The workers are forked at once and load their code (seconds of CPU) while this process starts
+  // the database; each asks for it when it gets that far.
+  const preparing = prepareDatabase(settings, log);
+  preparing.catch(() => undefined); // awaited below: its failure is the start's one line
   const hub = new ClusterHub();
+  hub.serve({ [DATABASE_SERVICE]: async (): Promise<PreparedDatabase> => toWorkers(await preparing) });
   hub.serve(pubSubServices(hub));
   hub.serve(rateLimitServices());
-  const env = { [DATABASE_URL_VARIABLE]: database.url, [EMBEDDED_VARIABLE]: database.embedded ? '1' : '' };
   let stopping = false;
   let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
   const fork = (): Worker => {
-    const worker = cluster.fork(env);
+    const worker = cluster.fork();
     hub.attach(worker);
     return worker;
   };
   const stop = async (boundMs: number) => {
     stopping = true;
     await Promise.allSettled([stopWorkers(boundMs), metricsListener?.close()]);
-    if (database.embedded) forgetEmbeddedUrl(settings);
-    await database.embedded?.stop();
+    const database = await preparing.catch(() => undefined);
+    if (database?.embedded) forgetEmbeddedUrl(settings);
+    await database?.embedded?.stop();
   };
   // From the first fork on, a signal stops the workers and the database, even while they start.
   const shutdown = async (signal: string) => {
@@ -94,8 +104,12 @@ export async function runPrimary(settings: Config, log: Logger): Promise<void> {
   );
 
   let first: Extract<WorkerNews, { platform: 'ready' }>;
+  let database: Database;
   try {
-    [first] = await Promise.all(Array.from({ length: settings.WORKERS }, () => whenReady(fork())));
+    const ready = Promise.all(Array.from({ length: settings.WORKERS }, () => whenReady(fork())));
+    ready.catch(() => undefined); // a database that failed is the failure to tell, not the workers that waited for it
+    database = await preparing;
+    [first] = await ready;
     metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log, source: clusterMetrics() });
   } catch (error) {
     if (stopping) return; // a signal came during the start: its shutdown ends the process
@@ -112,8 +126,12 @@ export async function runPrimary(settings: Config, log: Logger): Promise<void> {
     log.error({ worker_pid: worker.process.pid, code, signal, restart_in_ms: delayMs }, 'worker ended; starting another');
     setTimeout(() => stopping || void whenReady(fork()).catch((error: Error) => log.error({ err: error }, 'replacement worker did not start')), delayMs);
   });
-  log.info({ url: first!.url, ingest_url: first!.ingestUrl ?? first!.url, workers: settings.WORKERS, ms: Date.now() - started, embedded_database: Boolean(database.embedded) }, 'platform listening');
+  log.info({ url: first!.url, ingest_url: first!.ingestUrl ?? first!.url, workers: settings.WORKERS, ms: Date.now() - started, embedded_database: Boolean(database!.embedded) }, 'platform listening');
   announce({ url: first!.url, ingestUrl: first!.ingestUrl, metricsUrl: metricsListener?.url });
+}
+
+function toWorkers(database: Database): PreparedDatabase {
+  return { url: database.url, embedded: Boolean(database.embedded) };
 }
 
 /** Resolves with a worker's first news once it listens; rejects with its one line if it fails or ends first. */

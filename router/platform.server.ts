@@ -120,7 +120,7 @@ async function listenIngestPort(settings: Config, ingest: IngestHandler, subgrap
 
 /** The subgraphs in this process; in a cluster worker, on the database its primary prepared. */
 async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
-  const prepared = cluster.isWorker ? preparedDatabase() : undefined;
+  const prepared = cluster.isWorker ? await preparedDatabase() : undefined;
   const running = await startSubgraphs(settings, log, { prepared: prepared?.database });
   return { urls: running.urls, local: running.local, healthy: running.healthy, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
 }
