@@ -13,7 +13,11 @@ import { freePort, killTree, startPlatform, type Platform } from './kit/process.
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
-/** A receiver that holds every request of a chunk past the first until `release()`, and records what it accepted. */
+/**
+ * A receiver that holds every request of a chunk past the first until `release()`, and records what
+ * it accepted. `drop()` forgets the held ones unanswered: their sender was killed, so no answer
+ * reached it (whether the receiver has seen the connection close yet is a race of its own).
+ */
 async function holdingReceiver() {
   const accepted: { key: string; body: string }[] = [];
   const held: (() => void)[] = [];
@@ -37,6 +41,9 @@ async function holdingReceiver() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/batch/`,
     accepted,
     held,
+    drop() {
+      held.splice(0);
+    },
     release() {
       holding = false;
       for (const answer of held.splice(0)) answer();
@@ -117,6 +124,7 @@ describe('a SIGKILL in the middle of batch export runs', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       await killTree(platform.child.pid!);
       await platform.exited;
+      receiver.drop();
       expect(receiver.accepted.map((request) => request.key)).toEqual([`${(await runOf(httpExport)).id}-0`]);
       await holder.query('commit');
       receiver.release();
