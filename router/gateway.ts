@@ -8,7 +8,7 @@ import { GraphQLError } from 'graphql';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
+import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import type { Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { renderGraphiQL } from './graphiql.page.js';

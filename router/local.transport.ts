@@ -1,8 +1,8 @@
 import httpTransport from '@graphql-mesh/transport-http';
 import type { ExecutionRequest, ExecutionResult, Executor } from '@graphql-tools/utils';
-import { GraphQLError, print, type DocumentNode } from 'graphql';
+import { GraphQLError, print, type DocumentNode, type FormattedExecutionResult } from 'graphql';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
-import type { LocalExecute, LocalRequest, LocalSubgraph, LocalSubscribe } from '../subgraphs/shared/subgraph/serve.js';
+import type { LocalRequest, LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 
 type Transport = typeof httpTransport;
 
@@ -32,42 +32,62 @@ export function localFirstTransport(local: Record<string, LocalSubgraph>, actorO
   };
 }
 
+/**
+ * An operation for a local subgraph, with its caller (current, or the error that refuses the call)
+ * and its variables as JSON would carry them (with how many characters their strings hold).
+ */
+async function localCall(request: ExecutionRequest, actorOf: ActorOf): Promise<{ actor: Actor; operation: LocalRequest; variableChars: number } | ExecutionResult> {
+  const actor = await actorOf(request.context);
+  if (actor === undefined) return { errors: [new GraphQLError('Missing, forged or expired actor header.', { extensions: { code: 'UNAUTHENTICATED' } })] };
+  if (actor instanceof GraphQLError) return { errors: [actor] };
+  const operation: LocalRequest = { document: request.document, operationName: request.operationName };
+  const size = { chars: 0 };
+  if (request.variables) operation.variables = asJson(request.variables, size) as Record<string, unknown>;
+  return { actor, operation, variableChars: size.chars };
+}
+
 /** Starts subscriptions on one local subgraph, as its caller (checked as for any call). */
-function localSubscriber(subscribe: LocalSubscribe, actorOf: ActorOf): (request: ExecutionRequest) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+function localSubscriber(subscribe: LocalSubgraph['subscribe'], actorOf: ActorOf): (request: ExecutionRequest) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   return async (request) => {
-    const actor = await actorOf(request.context);
-    if (actor === undefined) return { errors: [new GraphQLError('Missing, forged or expired actor header.', { extensions: { code: 'UNAUTHENTICATED' } })] };
-    if (actor instanceof GraphQLError) return { errors: [actor] };
-    const variables = request.variables ? (asJson(request.variables, { chars: 0 }) as Record<string, unknown>) : undefined;
-    return subscribe({ document: request.document, variables, operationName: request.operationName }, actor);
+    const call = await localCall(request, actorOf);
+    return 'actor' in call ? subscribe(call.operation, call.actor) : call;
   };
+}
+
+/** One execution shared by the callers that asked the same while it ran. */
+interface Shared {
+  answer: Promise<FormattedExecutionResult>;
+  callers: number;
+  /** The answer's JSON, written once when several callers each read their own copy. */
+  text?: string;
 }
 
 /**
  * Runs queries and mutations on one local subgraph. The same query of the same caller (same signed
  * actor, document and variables) asked again while the first is running shares its execution, as
  * the HTTP executor shares one fetch for requests alike: many clients polling one view cost one.
+ * A caller alone gets the result object itself; callers that shared one each get their own copy,
+ * since the gateway writes into what it is given.
  */
-function localRunner(subgraph: string, execute: LocalExecute, actorOf: ActorOf): (request: ExecutionRequest) => Promise<ExecutionResult> {
-  const inflight = new Map<string, Promise<string>>();
+function localRunner(subgraph: string, execute: LocalSubgraph['execute'], actorOf: ActorOf): (request: ExecutionRequest) => Promise<ExecutionResult> {
+  const inflight = new Map<string, Shared>();
   return async (request) => {
-    const actor = await actorOf(request.context);
-    if (actor === undefined) return { errors: [new GraphQLError('Missing, forged or expired actor header.', { extensions: { code: 'UNAUTHENTICATED' } })] };
-    if (actor instanceof GraphQLError) return { errors: [actor] };
-    // As HTTP would send it: Apollo refuses an `operationName` present but undefined.
-    const body: LocalRequest = { query: printed(request.document) };
-    const size = { chars: 0 };
-    if (request.variables) body.variables = asJson(request.variables, size) as Record<string, unknown>;
-    if (request.operationName !== undefined) body.operationName = request.operationName;
+    const call = await localCall(request, actorOf);
+    if (!('actor' in call)) return call;
+    const { actor, operation, variableChars } = call;
     const signed = (request.context as { actorHeader?: string } | undefined)?.actorHeader;
-    if (request.operationType !== 'query' || !signed || size.chars > SHARED_VARIABLES_MAX_CHARS) return JSON.parse(await execute(body, actor)) as ExecutionResult;
-    const key = `${subgraph}\n${signed}\n${body.operationName ?? ''}\n${body.query}\n${JSON.stringify(body.variables ?? null)}`;
-    let answer = inflight.get(key);
-    if (!answer) {
-      answer = execute(body, actor).finally(() => inflight.delete(key));
-      inflight.set(key, answer);
+    if (request.operationType !== 'query' || !signed || variableChars > SHARED_VARIABLES_MAX_CHARS) return (await execute(operation, actor)) as ExecutionResult;
+    const key = `${subgraph}\n${signed}\n${operation.operationName ?? ''}\n${printed(request.document)}\n${JSON.stringify(operation.variables ?? null)}`;
+    let shared = inflight.get(key);
+    if (!shared) {
+      shared = { answer: execute(operation, actor).finally(() => inflight.delete(key)), callers: 0 };
+      inflight.set(key, shared);
     }
-    return JSON.parse(await answer) as ExecutionResult;
+    shared.callers += 1;
+    const result = await shared.answer;
+    if (shared.callers === 1) return result as ExecutionResult;
+    shared.text ??= JSON.stringify(result);
+    return JSON.parse(shared.text) as ExecutionResult;
   };
 }
 

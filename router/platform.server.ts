@@ -7,7 +7,7 @@ import { startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import type { Config } from '../subgraphs/shared/config.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import type { LocalSubgraph } from '../subgraphs/shared/subgraph/serve.js';
+import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';

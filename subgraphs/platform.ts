@@ -19,7 +19,8 @@ import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
 import type { SubgraphDefinition, Worker } from './shared/subgraph/define.js';
-import { serveSubgraph, type LocalSubgraph, type ServedSubgraph } from './shared/subgraph/serve.js';
+import type { LocalSubgraph } from './shared/subgraph/local.js';
+import { serveSubgraph, type ServedSubgraph } from './shared/subgraph/serve.js';
 
 export interface RunningSubgraphs {
   /** subgraph name → `http://127.0.0.1:<port>/graphql` */

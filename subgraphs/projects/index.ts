@@ -41,7 +41,7 @@ export const projects = defineSubgraph({
     ),
     Project: batchedReference(
       (reference) => Number(reference.id),
-      (ids, { actor, em }) => new ProjectService(em).findMany(actor, ids),
+      (ids, { actor, em }, fields) => new ProjectService(em).findMany(actor, ids, fields),
     ),
     Environment: batchedReference(
       (reference) => Number(reference.id),

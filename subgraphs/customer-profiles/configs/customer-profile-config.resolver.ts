@@ -62,7 +62,9 @@ export class CustomerProfileConfigResolver {
   }
 
   @FieldResolver(() => ProjectStub, { nullable: true, description: 'The project the config belongs to.' })
-  project(@Root() config: CustomerProfileConfig): ProjectStub {
+  // Typed by the one field read: a class here would make type-graphql copy each plain row of a
+  // list into a new entity (readPage hands over rows, not entities).
+  project(@Root() config: Pick<CustomerProfileConfig, 'project_id'>): ProjectStub {
     return { id: config.project_id };
   }
 }

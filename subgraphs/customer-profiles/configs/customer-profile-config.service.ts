@@ -13,7 +13,7 @@ import type {
   ListCustomerProfileConfigsArgs,
   UpdateCustomerProfileConfigArgs,
 } from './customer-profile-config.inputs.js';
-import { findPage } from '../../shared/db/find-page.js';
+import { readPage } from '../../shared/db/find-page.js';
 
 /** Largest `content` or `sidebar` accepted, in bytes of JSON. */
 export const MAX_LAYOUT_BYTES = 256 * 1024;
@@ -28,7 +28,7 @@ export class CustomerProfileConfigService {
   async list(actor: Actor, args: ListCustomerProfileConfigsArgs): Promise<Page<CustomerProfileConfig>> {
     const environment = await this.environment(actor, args.project_id);
     const window = pageWindow(args);
-    const [results, count] = await findPage(
+    const [results, count] = await readPage(
       this.em,
       CustomerProfileConfig,
       { environment_id: environment.id },

@@ -30,8 +30,11 @@ import type {
 } from './project.inputs.js';
 import type { ProjectBasicRecord } from './project-basic.record.js';
 import { listProjects } from './project-list.repository.js';
-import type { ProjectRecord } from './project.record.js';
+import { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
+
+/** The fields of a project's brief form, and the type name the router may ask with them. */
+const BRIEF_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'name']);
 
 export class ProjectService {
   constructor(private readonly em: EntityManager) {}
@@ -50,15 +53,21 @@ export class ProjectService {
     return (await this.records(actor, [project]))[0]!;
   }
 
-  /** For entity references: the projects among `ids` that the actor may see, as records. */
-  async findMany(actor: Actor, ids: readonly number[]): Promise<Map<number, ProjectRecord>> {
+  /**
+   * For entity references: the projects among `ids` that the actor may see, as records. When the
+   * router asks only their brief form (`id`, `name`: what a record embedding a project shows), that
+   * is all that is read: one query of two columns, no environment, intents or group types.
+   */
+  async findMany(actor: Actor, ids: readonly number[], fields?: ReadonlySet<string>): Promise<Map<number, ProjectRecord>> {
     const organizations = Object.keys(actor.organizations);
     const wanted = ids.filter((id) => Number.isSafeInteger(id));
-    const projects =
-      wanted.length > 0 && organizations.length > 0
-        ? await this.em.find(Project, { id: { $in: wanted }, organization: { $in: organizations }, deleted_at: null })
-        : [];
-    const records = await this.records(actor, projects);
+    if (wanted.length === 0 || organizations.length === 0) return new Map();
+    const where = { id: { $in: wanted }, organization: { $in: organizations }, deleted_at: null };
+    if (fields && [...fields].every((field) => BRIEF_FIELDS.has(field))) {
+      const rows = await this.em.createQueryBuilder(Project).select(['id', 'name']).where(where).execute<{ id: number; name: string }[]>('all');
+      return new Map(rows.map((row) => [row.id, Object.assign(new ProjectRecord(), { id: row.id, name: row.name })]));
+    }
+    const records = await this.records(actor, await this.em.find(Project, where));
     return new Map(records.map((record) => [record.id, record]));
   }
 

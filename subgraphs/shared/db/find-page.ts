@@ -1,4 +1,4 @@
-import type { EntityName, FilterQuery, FindOptions, Loaded } from '@mikro-orm/core';
+import type { EntityName, FilterQuery, FindOptions, Loaded, QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -15,6 +15,27 @@ export async function findPage<Entity extends object, Hint extends string = neve
   options: FindOptions<Entity, Hint, Fields, Excludes> & { limit: number; offset: number },
 ): Promise<[Loaded<Entity, Hint, Fields, Excludes>[], number]> {
   const items = await em.find(entity, where, options);
-  const ended = items.length < options.limit && (items.length > 0 || options.offset === 0);
-  return [items, ended ? options.offset + items.length : await em.count(entity, where)];
+  return [items, await countOf(em, entity, where, items.length, options)];
+}
+
+/**
+ * {@link findPage} for a read that changes nothing: the rows come as plain objects of the entity's
+ * properties, not managed entities, so none is built, tracked or put in the identity map (on a
+ * list read under load, most of what the ORM spent). Only for entities without methods or
+ * accessors, whose plain rows are what a resolver reads.
+ */
+export async function readPage<Entity extends object>(
+  em: EntityManager,
+  entity: EntityName<Entity>,
+  where: FilterQuery<NoInfer<Entity>>,
+  options: { orderBy: QueryOrderMap<Entity>; limit: number; offset: number },
+): Promise<[Entity[], number]> {
+  const items = await em.createQueryBuilder(entity).select('*').where(where).orderBy(options.orderBy).limit(options.limit).offset(options.offset).execute<Entity[]>('all');
+  return [items, await countOf(em, entity, where, items.length, options)];
+}
+
+/** The whole list's count: told by a page that ends it, else counted. */
+async function countOf<Entity extends object>(em: EntityManager, entity: EntityName<Entity>, where: FilterQuery<NoInfer<Entity>>, rows: number, page: { limit: number; offset: number }): Promise<number> {
+  const ended = rows < page.limit && (rows > 0 || page.offset === 0);
+  return ended ? page.offset + rows : em.count(entity, where);
 }

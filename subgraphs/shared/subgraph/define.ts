@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { NonEmptyArray } from 'type-graphql';
 import type { Config } from '../config.js';
 import type { SubgraphContext } from '../context.js';
@@ -8,7 +9,7 @@ import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 
 /** Resolves a `@key` entity of this subgraph from its key fields (Apollo's `__resolveReference`). */
-export type ReferenceResolver = (reference: Record<string, unknown>, context: SubgraphContext) => unknown;
+export type ReferenceResolver = (reference: Record<string, unknown>, context: SubgraphContext, info: GraphQLResolveInfo) => unknown;
 
 /**
  * Everything that makes a subgraph: its name (kebab-case, the same in `supergraph.yaml`,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type HTTPGraphQLResponse } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
@@ -18,6 +18,7 @@ import type { SubgraphDefinition } from './define.js';
 import { KEEP_ALIVE_MS } from '../net.js';
 import { logSocketErrors, ReasonedWebSocket } from '../websocket.js';
 import { InFlight } from '../in-flight.js';
+import { localSubgraph, type LocalSubgraph } from './local.js';
 
 /** What a running subgraph needs: its definition, its database, the pub/sub and the actor signer. */
 export interface SubgraphRuntime {
@@ -37,41 +38,6 @@ export interface ServedSubgraph {
   close(): Promise<void>;
 }
 
-/** A subgraph of this process as a router of this process calls it. */
-export interface LocalSubgraph {
-  execute: LocalExecute;
-  subscribe: LocalSubscribe;
-}
-
-/** An operation, as the router would post it. */
-export interface LocalRequest {
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
-
-/**
- * Runs an operation on a subgraph of this process for a router of this process: the same Apollo
- * pipeline as over HTTP (errors formatted alike), without the socket, without writing and parsing
- * the request's JSON (a batch of events is megabytes of it), and without signing the actor, which
- * is handed over as it is. Answers the result's JSON text, as HTTP would: callers that share one
- * execution each read their own copy.
- */
-export type LocalExecute = (request: LocalRequest, actor: Actor) => Promise<string>;
-
-/**
- * Starts a subscription on a subgraph of this process for a router of this process: graphql-js
- * over the subgraph's schema, with the actor as it is. Events come as objects: no socket, and no
- * JSON written and read again per event and subscriber (a thousand subscribers of one
- * conversation made that the most of what delivering an event cost).
- */
-export type LocalSubscribe = (
-  request: { document: DocumentNode; variables?: Record<string, unknown>; operationName?: string },
-  actor: Actor,
-) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
-
-const LOCAL_HEADERS = new HeaderMap([['content-type', 'application/json']]);
-
 /** Internal requests come from the router only; this bounds what a misbehaving peer can send. */
 /** Above the public listener's largest limit (MAX_LARGE_BODY_BYTES), with room for the router's own wrapping. */
 const MAX_INTERNAL_BODY = 64 * 1024 * 1024;
@@ -86,6 +52,7 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   const { definition, log } = runtime;
   const inFlight = new InFlight();
   const schema = await buildSubgraphGraphQLSchema(definition);
+  const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatSubgraphError(formatted, error, log);
   const apollo = new ApolloServer<SubgraphContext>({
     schema,
     includeStacktraceInErrorResponses: false,
@@ -93,7 +60,7 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     csrfPrevention: false,
     // Neither tracing nor cache hints are used; the cache-control plugin alone runs on every field.
     plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
-    formatError: (formatted, error) => formatSubgraphError(formatted, error, log),
+    formatError,
   });
   await apollo.start();
 
@@ -135,30 +102,12 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   const address = server.address() as AddressInfo;
   const url = `http://${host}:${address.port}/graphql`;
   log.info({ subgraph: definition.name, url }, 'subgraph listening');
-  const execute: LocalExecute = async (request, actor) => {
-    const result = await inFlight.track(
-      apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: 'POST', headers: LOCAL_HEADERS, search: '', body: request },
-        context: async () => contextFor(runtime, actor),
-      }),
-    );
-    if (result.body.kind !== 'complete') throw new Error('incremental delivery is not used between the router and a subgraph');
-    return result.body.string;
-  };
-  const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
-  const subscribeLocal: LocalSubscribe = async (request, actor) => {
-    let errors = validated.get(request.document);
-    if (!errors) {
-      errors = validate(schema, request.document);
-      validated.set(request.document, errors);
-    }
-    if (errors.length > 0) return { errors };
-    return subscribe({ schema, document: request.document, variableValues: request.variables, operationName: request.operationName, contextValue: contextFor(runtime, actor) });
-  };
+  // The router of this process calls the subgraph without HTTP, with the same errors.
+  const local = localSubgraph({ schema, contextFor: (actor) => contextFor(runtime, actor), formatError });
   return {
     name: definition.name,
     url,
-    local: { execute, subscribe: subscribeLocal },
+    local: { execute: (request, actor) => inFlight.track(local.execute(request, actor)), subscribe: local.subscribe },
     close: async () => {
       await inFlight.settled(IN_FLIGHT_BOUND_MS);
       await closeAll(server, sockets, wsServer, apollo);

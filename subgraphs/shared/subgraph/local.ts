@@ -1,0 +1,93 @@
+import {
+  execute,
+  GraphQLError,
+  Kind,
+  subscribe,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import type { Actor } from '../auth/actor.js';
+import type { SubgraphContext } from '../context.js';
+
+/** An operation as the router's planner made it: the document object itself, never its text. */
+export interface LocalRequest {
+  document: DocumentNode;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** A subgraph of this process as a router of this process calls it, with the actor as it is (nothing signed). */
+export interface LocalSubgraph {
+  /** A query or mutation, answered as the router would read it from HTTP (errors as JSON objects). */
+  execute: (request: LocalRequest, actor: Actor) => Promise<FormattedExecutionResult>;
+  /**
+   * A subscription. Events come as objects: no socket, and no JSON written and read again per
+   * event and subscriber (a thousand subscribers of one conversation made that the most of what
+   * delivering an event cost).
+   */
+  subscribe: (request: LocalRequest, actor: Actor) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+}
+
+export interface LocalSubgraphOptions {
+  schema: GraphQLSchema;
+  contextFor: (actor: Actor) => SubgraphContext;
+  /** The subgraph's Apollo `formatError`, applied to each error as Apollo applies it. */
+  formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+}
+
+/**
+ * graphql-js over the subgraph's schema, doing what Apollo's pipeline does that a caller can see
+ * (validation, the codes it gives errors, `formatError`), without what only HTTP needs: the query's
+ * text hashed, parsed and looked up, the result written out as JSON and read back by the router.
+ * The planner reuses its documents, so each is validated once.
+ */
+export function localSubgraph({ schema, contextFor, formatError }: LocalSubgraphOptions): LocalSubgraph {
+  const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const invalidity = (document: DocumentNode) => {
+    let errors = validated.get(document);
+    if (!errors) {
+      errors = validate(schema, document).map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+      validated.set(document, errors);
+    }
+    return errors;
+  };
+  const format = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(enriched(error), error));
+  return {
+    async execute({ document, variables, operationName }, actor) {
+      const invalid = invalidity(document);
+      if (invalid.length > 0) return { errors: format(invalid) };
+      const result = await execute({ schema, document, variableValues: variables, operationName, contextValue: contextFor(actor) });
+      if (!result.errors) return result;
+      return { ...result, errors: format(result.errors.map((error) => (badUserInput(error) ? withCode(error, 'BAD_USER_INPUT') : error))) };
+    },
+    async subscribe({ document, variables, operationName }, actor) {
+      const invalid = invalidity(document);
+      if (invalid.length > 0) return { errors: invalid };
+      return subscribe({ schema, document, variableValues: variables, operationName, contextValue: contextFor(actor) });
+    },
+  };
+}
+
+/** An error with Apollo's `code`, keeping what it was. */
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, originalError: error.originalError ?? error, extensions: { ...error.extensions, code } });
+}
+
+/** A variable the subgraph could not read into its type, as Apollo tells one (`BAD_USER_INPUT`). */
+function badUserInput(error: GraphQLError): boolean {
+  const node = error.nodes?.length === 1 ? error.nodes[0] : undefined;
+  if (node?.kind !== Kind.VARIABLE_DEFINITION || error.extensions.code != null) return false;
+  const variable = `Variable "$${node.variable.name.value}" `;
+  return ['has invalid value', 'got invalid value ', 'of required type ', 'of non-null type '].some((rest) => error.message.startsWith(variable + rest));
+}
+
+/** An error as Apollo hands it to `formatError`: a `code` always, its `http` taken off. */
+function enriched(error: GraphQLError): GraphQLFormattedError {
+  const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
+  delete extensions.http;
+  return { ...error.toJSON(), extensions };
+}
