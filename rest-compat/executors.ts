@@ -1,13 +1,18 @@
-import type { ExecutionResult } from 'graphql';
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { pushIterator } from '../subgraphs/shared/pubsub/pubsub.js';
 import type { RouterExecutor } from './rest.js';
 
 /**
  * A POST whose JSON body is already an object: `json()` answers it without a text round trip.
  * The in-process router reads operations with `json()`, so a REST call carrying megabytes (a trace
- * for text_repr) is not serialised and parsed again on the way.
+ * for text_repr) is not serialised and parsed again on the way. Its answer comes back the same
+ * way: the router puts the result object in `answer` ({@link useInProcessAnswers}) instead of
+ * writing it out as JSON for this process to read back.
  */
 class ParsedJsonRequest extends Request {
+  answer?: ExecutionResult;
+
   constructor(
     url: string,
     headers: Record<string, string>,
@@ -26,6 +31,30 @@ class ParsedJsonRequest extends Request {
 }
 
 /**
+ * The router's plugin that answers the REST layer of its own process with the result object (see
+ * {@link ParsedJsonRequest}), less what the router keeps from clients (`http` and `unexpected` in
+ * error extensions), as its JSON would have been. Registered after the plugins that rewrite results.
+ */
+export function useInProcessAnswers(): GatewayPlugin {
+  return {
+    onResultProcess({ request, result, setResultProcessor }) {
+      if (!(request instanceof ParsedJsonRequest) || Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const single = result as ExecutionResult;
+      request.answer = single.errors ? { ...single, errors: single.errors.map(asWritten) as never } : single;
+      setResultProcessor(() => new Response(null, { status: 200 }), 'application/json');
+    },
+  };
+}
+
+/** An error (the contract's plugin has made each a plain object) as the router's JSON writes it. */
+function asWritten(error: GraphQLFormattedError): GraphQLFormattedError {
+  if (!error.extensions) return error;
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- taken out
+  const { http, unexpected, ...extensions } = error.extensions;
+  return { ...error, extensions };
+}
+
+/**
  * Executes through a router reached by a fetch function: the router's own `fetch` in process
  * (`inProcess`: the operation is handed over as an object), or the network's when the REST layer
  * runs alone (sent as JSON).
@@ -39,7 +68,7 @@ export function routerExecutor(fetchRouter: (request: Request) => Promise<Respon
       ? new ParsedJsonRequest(graphqlUrl, headers, operation)
       : new Request(graphqlUrl, { method: 'POST', headers, body: JSON.stringify(operation) });
     const response = await fetchRouter(request);
-    const result = (await response.json()) as ExecutionResult;
+    const result = (request instanceof ParsedJsonRequest && request.answer) || ((await response.json()) as ExecutionResult);
     if (!result.errors && !result.data) {
       return { errors: [{ message: 'The router answered without data.', extensions: { status: 502, type: 'server_error', code: 'bad_gateway' } }] } as never;
     }

@@ -14,6 +14,7 @@ import { useContractErrors } from './errors.js';
 import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
+import { useInProcessAnswers } from '../rest-compat/executors.js';
 import { localFirstTransport } from './local.transport.js';
 
 /** What the gateway adds to each operation's context. */
@@ -58,7 +59,7 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     unifiedGraphHandler,
     transports: { http: options.local ? localFirstTransport(options.local, router.currentActor) : httpTransport, ws: wsTransport },
     transportEntries: SUBSCRIPTIONS_OVER_WS,
-    plugins: () => [...router.plugins, useRequestMetrics()],
+    plugins: () => [...router.plugins, useRequestMetrics(), useInProcessAnswers()],
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
     renderGraphiQL,
