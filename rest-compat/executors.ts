@@ -33,7 +33,8 @@ class ParsedJsonRequest extends Request {
 /**
  * The router's plugin that answers the REST layer of its own process with the result object (see
  * {@link ParsedJsonRequest}), less what the router keeps from clients (`http` and `unexpected` in
- * error extensions), as its JSON would have been. Registered after the plugins that rewrite results.
+ * error extensions), as its JSON would have been. Given to `createGateway` by whoever mounts the
+ * REST layer on the router, so it runs after the router's plugins that rewrite results.
  */
 export function useInProcessAnswers(): GatewayPlugin {
   return {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { filterSchema, MapperKind, mapSchema } from '@graphql-tools/utils';
-import { buildSchema, GraphQLObjectType, print, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { buildSchema, GraphQLObjectType, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createSofaRouter, createSofa } from 'sofa-api';
 import {
   contractError,
@@ -21,7 +21,7 @@ import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js'
 import { typedBody } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
-import { KnownBodyRequest } from './known-body.request.js';
+import { BodyFieldsRequest, withBodyFields } from './body-fields.request.js';
 import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { restOpenApi } from './openapi/openapi.document.js';
@@ -66,13 +66,11 @@ const API_PREFIX = '/api';
 /** Carries the caller's URL to the operation, for absolute page links (internal requests only). */
 const PUBLIC_URL_HEADER = 'x-public-url';
 
-/** Names the body fields sent as explicit nulls, which SOFA would otherwise drop (internal requests only). */
-const NULL_FIELDS_HEADER = 'x-null-fields';
-
 interface RestContext {
   authorization: string | null;
   publicUrl: URL;
-  nullFields: string[];
+  /** The request's typed JSON body, which SOFA is not handed. */
+  bodyFields?: Record<string, unknown>;
 }
 
 /**
@@ -105,7 +103,7 @@ export function createRest(options: RestOptions): RestLayer {
       context: ({ request }) => ({
         authorization: request.headers.get('authorization'),
         publicUrl: new URL(request.headers.get(PUBLIC_URL_HEADER)!),
-        nullFields: (request.headers.get(NULL_FIELDS_HEADER) ?? '').split(',').filter(Boolean).map(decodeURIComponent),
+        bodyFields: request instanceof BodyFieldsRequest ? request.fields : undefined,
       }),
       execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: RestContext }) => {
         let query = printed.get(args.document);
@@ -113,7 +111,7 @@ export function createRest(options: RestOptions): RestLayer {
           query = print(args.document);
           printed.set(args.document, query);
         }
-        const variables = withExplicitNulls(args.document, args.variableValues ?? {}, args.contextValue.nullFields);
+        const variables = withBodyFields(schema, args.document, args.variableValues ?? {}, args.contextValue.bodyFields);
         const result = await options.execute({ query, variables, authorization: args.contextValue.authorization });
         absolutizePageLinks(result, args.contextValue.publicUrl);
         absolutizeRecordUrls(result, args.contextValue.publicUrl);
@@ -168,15 +166,11 @@ export function createRest(options: RestOptions): RestLayer {
     if (match.kind === 'method_not_allowed') {
       return fail(new MethodNotAllowedError(request.method), { allow: match.allowed.join(', ') });
     }
-    const read = await readBody(request, match.route.method);
-    if (read instanceof Response) return read;
-    let body = read?.parsed;
-    let text = read?.text;
+    let body = await readBody(request, match.route.method);
+    if (body instanceof Response) return body;
     if (body) {
       try {
-        const typed = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
-        // Sent as it came unless a field was read into its type: megabytes are not serialised again.
-        if (typed !== body) [body, text] = [typed, JSON.stringify(typed)];
+        body = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
       } catch (error) {
         if (error instanceof ValidationError) return fail(error);
         throw error;
@@ -190,11 +184,8 @@ export function createRest(options: RestOptions): RestLayer {
       'content-type': 'application/json',
       authorization: request.headers.get('authorization') ?? '',
       [PUBLIC_URL_HEADER]: request.url,
-      // Escaped: a header carries Latin-1 only, and a field name may hold anything (or a comma).
-      [NULL_FIELDS_HEADER]: body ? Object.keys(body).filter((field) => body[field] === null).map(encodeURIComponent).join(',') : '',
     };
-    // SOFA reads a body with `text()`: handed the text, not bytes to decode again.
-    const response = await sofa.fetch(text === undefined ? new Request(target, { method: request.method, headers }) : new KnownBodyRequest(target, request.method, headers, text));
+    const response = await sofa.fetch(body === undefined ? new Request(target, { method: request.method, headers }) : new BodyFieldsRequest(target, request.method, headers, body));
     return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
   }
 }
@@ -221,14 +212,14 @@ function fail(error: AppError, headers: Record<string, string> = {}): Response {
   return errorResponse(status, body, headers);
 }
 
-/** The JSON body of a write (parsed, and its text), or a 400 for one that is not a JSON object. */
-async function readBody(request: Request, method: string): Promise<{ parsed: Record<string, unknown>; text: string } | undefined | Response> {
+/** The JSON body of a write, or a 400 for one that is not a JSON object. */
+async function readBody(request: Request, method: string): Promise<Record<string, unknown> | undefined | Response> {
   // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
   if (method === 'GET') return undefined;
   const bytes = request instanceof ReadBodyRequest ? request.readBytes : Buffer.from(await request.arrayBuffer());
   if (!isUtf8(bytes)) return fail(new ParseError(NOT_UTF8));
   const text = utf8Text(bytes);
-  if (!text.trim()) return { parsed: {}, text: '{}' };
+  if (!text.trim()) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -240,7 +231,7 @@ async function readBody(request: Request, method: string): Promise<{ parsed: Rec
     const got = Array.isArray(parsed) ? 'list' : parsed === null ? 'null' : typeof parsed;
     return fail(new ValidationError(`Invalid data. Expected a dictionary, but got ${got}.`));
   }
-  return { parsed: parsed as Record<string, unknown>, text };
+  return parsed as Record<string, unknown>;
 }
 
 /**
@@ -259,19 +250,6 @@ function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, 
   }
   const text = kept.toString();
   return text ? `?${text}` : '';
-}
-
-/**
- * SOFA leaves a field out when the body sends it as null; put the null back for the operation's
- * arguments, so that `{"content": null}` means null (as over GraphQL) and a required field sent
- * as null is "may not be null", not "required". Path arguments always win.
- */
-function withExplicitNulls(document: DocumentNode, variables: Record<string, unknown>, nullFields: string[]): Record<string, unknown> {
-  if (nullFields.length === 0) return variables;
-  const operation = document.definitions[0] as OperationDefinitionNode;
-  const declared = new Set((operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value));
-  const added = nullFields.filter((field) => declared.has(field) && !(field in variables));
-  return added.length === 0 ? variables : { ...variables, ...Object.fromEntries(added.map((field) => [field, null])) };
 }
 
 /**

@@ -14,7 +14,6 @@ import { useContractErrors } from './errors.js';
 import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
-import { useInProcessAnswers } from '../rest-compat/executors.js';
 import { localFirstTransport } from './local.transport.js';
 
 /** What the gateway adds to each operation's context. */
@@ -45,6 +44,8 @@ export interface GatewayOptions {
   limits?: QueryLimits;
   /** Subgraphs running in this process, called directly instead of over HTTP. */
   local?: Record<string, LocalSubgraph>;
+  /** Plugins of what the router is mounted with (the REST layer's), after the router's own. */
+  plugins?: GatewayPlugin<RouterContext>[];
 }
 
 /**
@@ -59,7 +60,7 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     unifiedGraphHandler,
     transports: { http: options.local ? localFirstTransport(options.local, router.currentActor) : httpTransport, ws: wsTransport },
     transportEntries: SUBSCRIPTIONS_OVER_WS,
-    plugins: () => [...router.plugins, useRequestMetrics(), useInProcessAnswers()],
+    plugins: () => [...router.plugins, useRequestMetrics(), ...(options.plugins ?? [])],
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
     renderGraphiQL,

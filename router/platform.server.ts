@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRest } from '../rest-compat/rest.js';
-import { routerExecutor, routerSubscriber } from '../rest-compat/executors.js';
+import { routerExecutor, routerSubscriber, useInProcessAnswers } from '../rest-compat/executors.js';
 import { startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import type { Config } from '../subgraphs/shared/config.js';
@@ -47,7 +47,7 @@ export async function runPlatform(settings: Config, log: Logger, started: number
 async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
-  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),

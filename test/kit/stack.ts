@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRest } from '../../rest-compat/rest.js';
-import { routerExecutor, routerSubscriber } from '../../rest-compat/executors.js';
+import { routerExecutor, routerSubscriber, useInProcessAnswers } from '../../rest-compat/executors.js';
 import { Authenticator } from '../../router/auth.js';
 import { createGateway, loadSupergraph } from '../../router/gateway.js';
 import { listenIngest } from '../../router/ingest-listener.js';
@@ -78,7 +78,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const subgraphs = await startSubgraphs(config, log);
   const signer = new ActorSigner(config.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
-  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local });
+  const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const rest = createRest({
     apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
