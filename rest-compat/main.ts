@@ -1,3 +1,4 @@
+import '../subgraphs/shared/graphql-mode.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+import '../subgraphs/shared/graphql-mode.js';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { cliProgram, SETTINGS_HELP } from '../subgraphs/shared/cli.js';

@@ -1,3 +1,4 @@
+import '../shared/graphql-mode.js';
 import 'reflect-metadata';
 import { readSupergraphConfig } from '../../schema/compose.js';
 import { startSubgraphs } from '../platform.js';
