@@ -1,8 +1,11 @@
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Authenticator } from '../router/auth.js';
+import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { api, gql } from './kit/http.js';
 import { profileOperations } from './kit/profile-operations.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
-import { startStack, type Stack } from './kit/stack.js';
+import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
 
 let stack: Stack;
 let owner: Tenant;
@@ -85,5 +88,18 @@ describe('tenant isolation: cross-subgraph entities', () => {
     expect(project.errors?.[0]?.extensions?.code).toBe('permission_denied');
     const organization = await gql(stack.graphqlUrl, 'query ($id: ID!) { organization(id: $id) { name } }', { id: owner.organization_id }, intruder.personal_api_key);
     expect(organization.errors?.[0]?.extensions?.code).toBe('not_found');
+  });
+
+  it("resolves a reference to another organization's project to null, in its brief form (two columns read) as in full", async () => {
+    const authenticator = new Authenticator(new ActorSigner(TEST_SECRET_KEY), { accounts: stack.subgraphs.urls.accounts!, projects: stack.subgraphs.urls.projects! });
+    const [ownerActor, intruderActor] = await Promise.all([owner, intruder].map((tenant) => authenticator.actorFor(`Bearer ${tenant.personal_api_key}`)));
+    const variables = { r: [{ __typename: 'Project', id: owner.project_id }] };
+    for (const selection of ['id name', 'id name api_token']) {
+      const document = parse(`query ($r: [_Any!]!) { _entities(representations: $r) { ... on Project { ${selection} } } }`);
+      const own = await stack.subgraphs.local.projects!.execute({ document, variables }, ownerActor);
+      expect(own.data).toEqual({ _entities: [expect.objectContaining({ id: owner.project_id, name: 'Default project' })] });
+      const other = await stack.subgraphs.local.projects!.execute({ document, variables }, intruderActor);
+      expect(other).toEqual({ data: { _entities: [null] } });
+    }
   });
 });

@@ -13,20 +13,19 @@ export function batchedReference<K extends string | number, V>(
   key: (reference: Record<string, unknown>) => K,
   load: (ids: readonly K[], context: SubgraphContext, fields: ReadonlySet<string>) => Promise<Map<K, V>>,
 ): ReferenceResolver {
-  // One loader per request and selection: the entities of one `_entities` field load together.
-  const loaders = new WeakMap<SubgraphContext, Map<string, DataLoader<K, V | null>>>();
+  // One loader per request and `_entities` field: its references share one selection, walked once.
+  const loaders = new WeakMap<SubgraphContext, WeakMap<GraphQLResolveInfo['fieldNodes'], DataLoader<K, V | null>>>();
   return (reference, context, info) => {
-    const fields = selectedFields(info, String(reference.__typename));
-    const selection = [...fields].sort().join(',');
-    let byFields = loaders.get(context);
-    if (!byFields) loaders.set(context, (byFields = new Map()));
-    let loader = byFields.get(selection);
+    let byField = loaders.get(context);
+    if (!byField) loaders.set(context, (byField = new WeakMap()));
+    let loader = byField.get(info.fieldNodes);
     if (!loader) {
+      const fields = selectedFields(info, String(reference.__typename));
       loader = new DataLoader<K, V | null>(async (ids) => {
         const found = await load(ids, context, fields);
         return ids.map((id) => found.get(id) ?? null);
       });
-      byFields.set(selection, loader);
+      byField.set(info.fieldNodes, loader);
     }
     return loader.load(key(reference));
   };
