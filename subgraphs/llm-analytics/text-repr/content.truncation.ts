@@ -1,5 +1,6 @@
 /** Middle truncation of one content block (section 3.5.2). */
-import { codePointLength, hasSurrogates, indexAfterCodePoints, indexOfLastCodePoints, utf8Base64 } from './code-points.js';
+import { codePointLength, hasSurrogates, indexAfterCodePoints, indexOfLastCodePoints } from './code-points.js';
+import { TruncationMarker, type TextLine } from './text-line.js';
 import type { TextReprOptions } from './text-repr.options.js';
 
 /**
@@ -10,7 +11,7 @@ import type { TextReprOptions } from './text-repr.options.js';
  * With B below 2 (half = 0) the kept parts are empty and the whole content goes into the marker; Python's
  * `content[-0:]` would keep the whole content as the "last part" instead, which is a slicing accident.
  */
-export function truncateContent(content: string, options: TextReprOptions): string[] {
+export function truncateContent(content: string, options: TextReprOptions): TextLine[] {
   const buffer = options.truncate_buffer;
   // The UTF-16 length bounds the code-point length from above, so short content needs no counting.
   if (!options.truncated || content.length <= buffer) return [content];
@@ -26,8 +27,7 @@ export function truncateContent(content: string, options: TextReprOptions): stri
   const truncatedChars = length - buffer;
 
   if (options.include_markers) {
-    const marker = `<<<TRUNCATED|${utf8Base64(content.slice(headEnd, tailStart))}|${truncatedChars}>>>`;
-    return [first, '', marker, '', last];
+    return [first, '', new TruncationMarker(content.slice(headEnd, tailStart), truncatedChars), '', last];
   }
   return [`${first}\n\n... (${truncatedChars} chars truncated) ...\n\n${last}`];
 }

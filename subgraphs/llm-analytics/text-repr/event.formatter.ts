@@ -6,6 +6,7 @@ import { formatSpanLines } from './span.formatter.js';
 import { MAX_NESTING, SEPARATOR } from './text-repr.constants.js';
 import type { TextReprOptions } from './text-repr.options.js';
 import { formatTools } from './tools.formatter.js';
+import type { TextLine } from './text-line.js';
 
 /** YAML-like lines of an error object: `key: value`, nested containers as `key:` / `-` with two more spaces. */
 function yamlLines(value: unknown, indent: number, lines: string[]): void {
@@ -65,9 +66,9 @@ function formatErrorSection(props: JsonObject): string[] {
 }
 
 /** Tools, input, output and error sections of a generation, each introduced by a separator. */
-export function formatGenerationLines(event: JsonObject, options: TextReprOptions): string[] {
+export function formatGenerationLines(event: JsonObject, options: TextReprOptions): TextLine[] {
   const props = asObject(own(event, 'properties'));
-  const lines: string[] = [];
+  const lines: TextLine[] = [];
   const tools = formatTools(own(props, '$ai_tools'), options);
   if (tools.length > 0) {
     lines.push(SEPARATOR);
@@ -94,9 +95,9 @@ export function formatGenerationLines(event: JsonObject, options: TextReprOption
 }
 
 /** Input section, then `OUTPUT:` / `Embedding vector generated` (the vector is never shown), then the error block. */
-export function formatEmbeddingLines(event: JsonObject, options: TextReprOptions): string[] {
+export function formatEmbeddingLines(event: JsonObject, options: TextReprOptions): TextLine[] {
   const props = asObject(own(event, 'properties'));
-  const lines: string[] = [];
+  const lines: TextLine[] = [];
   const input = formatInputMessages(own(props, '$ai_input'), options);
   if (input.length > 0) {
     lines.push(SEPARATOR);
@@ -116,7 +117,7 @@ export function formatEmbeddingLines(event: JsonObject, options: TextReprOptions
  * The lines of one event, the formatter chosen by the event's own `event` name (not by the requested event
  * type): `$ai_span` -> span, `$ai_embedding` -> embedding, anything else -> generation.
  */
-export function formatEventLines(event: JsonObject, options: TextReprOptions): string[] {
+export function formatEventLines(event: JsonObject, options: TextReprOptions): TextLine[] {
   const name = own(event, 'event');
   if (name === '$ai_span') return formatSpanLines(event, options);
   if (name === '$ai_embedding') return formatEmbeddingLines(event, options);

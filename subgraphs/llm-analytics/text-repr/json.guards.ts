@@ -49,6 +49,6 @@ export function firstTruthy(...values: unknown[]): unknown {
 }
 
 /** Appends without spreading, so that arrays of any length are safe (spread arguments overflow the stack). */
-export function pushAll(target: string[], source: readonly string[]): void {
+export function pushAll<T>(target: T[], source: readonly T[]): void {
   for (const item of source) target.push(item);
 }

@@ -10,6 +10,7 @@
 import { codePointLength, sliceCodePoints } from './code-points.js';
 import { pyFixed, withThousands } from './python.format.js';
 import { PRESERVE_HEADER_LINES, SAMPLING_MAX_ITERATIONS, SAMPLING_REDUCTION_FACTOR } from './text-repr.constants.js';
+import type { TextLine } from './text-line.js';
 
 export interface ReducedText {
   text: string;
@@ -25,9 +26,9 @@ function samplingNote(percent: number, totalLines: number): string {
 
 /**
  * The text of `lines` (none containing a newline; `lengths` their code-point lengths) when it has at most
- * `maxLength` code points, else a sampled (or cut) text of at most that many.
+ * `maxLength` code points, else a sampled (or cut) text of at most that many. Only the lines kept are written.
  */
-export function reduceLinesToMaxLength(lines: readonly string[], lengths: readonly number[], maxLength: number): ReducedText {
+export function reduceLinesToMaxLength(lines: readonly TextLine[], lengths: readonly number[], maxLength: number): ReducedText {
   let textLength = Math.max(lines.length - 1, 0);
   for (const length of lengths) textLength += length;
   if (textLength <= maxLength) return { text: lines.join('\n'), length: textLength, reduced: false };

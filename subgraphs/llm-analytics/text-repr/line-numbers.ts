@@ -3,8 +3,10 @@
  * give `L1:`, 15 lines `L01:`, 100-999 lines `L001:`.
  */
 
-/** Numbers single lines (no line may contain a newline) in place. */
-export function numberLines(lines: string[]): void {
+import type { TextLine } from './text-line.js';
+
+/** Numbers single lines (no line may contain a newline) in place; a numbered marker is written out. */
+export function numberLines(lines: TextLine[]): void {
   const width = String(lines.length).length;
   for (let i = 0; i < lines.length; i++) {
     lines[i] = `L${String(i + 1).padStart(width, '0')}: ${lines[i]}`;

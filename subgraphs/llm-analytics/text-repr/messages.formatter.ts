@@ -6,14 +6,15 @@ import { pyJsonDumpsCapped, pyStr, pyTypeName } from './python.format.js';
 import { MAX_UNPARSED_LENGTH, SEPARATOR } from './text-repr.constants.js';
 import type { TextReprOptions } from './text-repr.options.js';
 import { extractToolCallsFromContent, formatToolCalls } from './tool-calls.formatter.js';
+import type { TextLine } from './text-line.js';
 
 /**
  * Each object message as ``, `[i+1] ROLE`, ``, its (truncated) content, its tool calls, and a separator before the
  * next element. Elements that are not objects are skipped but keep their index (and the element before them still
  * gets its separator, as in PostHog).
  */
-export function formatMessagesArray(messages: readonly unknown[], options: TextReprOptions): string[] {
-  const lines: string[] = [];
+export function formatMessagesArray(messages: readonly unknown[], options: TextReprOptions): TextLine[] {
+  const lines: TextLine[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
     if (!isObject(message)) continue;
@@ -39,9 +40,9 @@ export function formatMessagesArray(messages: readonly unknown[], options: TextR
  * `INPUT:` section: a string (truncated), a messages array, or `[Unparsed input format: <type>]` with the JSON cut
  * at 500 characters. Nothing for a missing or empty input.
  */
-export function formatInputMessages(aiInput: unknown, options: TextReprOptions): string[] {
+export function formatInputMessages(aiInput: unknown, options: TextReprOptions): TextLine[] {
   if (!truthy(aiInput)) return [];
-  const lines = ['', 'INPUT:'];
+  const lines: TextLine[] = ['', 'INPUT:'];
   if (typeof aiInput === 'string') {
     lines.push('');
     pushAll(lines, truncateContent(aiInput, options));
@@ -58,9 +59,9 @@ export function formatInputMessages(aiInput: unknown, options: TextReprOptions):
  * array, or an object with a `choices` array): each choice's `message` object, or the choice itself when it has
  * `role` or `content`. Tool-call content blocks replace `tool_calls`.
  */
-export function formatOutputMessages(aiOutput: unknown, aiOutputChoices: unknown, options: TextReprOptions): string[] {
+export function formatOutputMessages(aiOutput: unknown, aiOutputChoices: unknown, options: TextReprOptions): TextLine[] {
   if (typeof aiOutput === 'string' && aiOutput !== '') {
-    const lines = ['', 'OUTPUT:', ''];
+    const lines: TextLine[] = ['', 'OUTPUT:', ''];
     pushAll(lines, truncateContent(aiOutput, options));
     return lines;
   }
@@ -86,7 +87,7 @@ export function formatOutputMessages(aiOutput: unknown, aiOutputChoices: unknown
     });
   }
   if (messages.length === 0) return [];
-  const lines = ['', 'OUTPUT:'];
+  const lines: TextLine[] = ['', 'OUTPUT:'];
   pushAll(lines, formatMessagesArray(messages, options));
   return lines;
 }

@@ -8,12 +8,13 @@ import { NotJsonSerializableError, PyDict } from './python.values.js';
 import { SEPARATOR, TITLE_RULE } from './text-repr.constants.js';
 import type { TextReprOptions } from './text-repr.options.js';
 import { formatSingleToolCall } from './tool-calls.formatter.js';
+import type { TextLine } from './text-line.js';
 
 /** A state the formatter cannot show (Python's exception path); rendered as `[UNABLE_TO_PARSE: <type>]`. */
 class UnparseableStateError extends Error {}
 
 /** A string state that is a Python literal dict or list is shown as indented JSON, anything else as it is. */
-function formatStringState(state: string, options: TextReprOptions): string[] {
+function formatStringState(state: string, options: TextReprOptions): TextLine[] {
   const literal = literalEval(state);
   if (literal.ok && (Array.isArray(literal.value) || literal.value instanceof PyDict)) {
     return truncateContent(pyJsonDumps(literal.value, 2), options);
@@ -23,8 +24,8 @@ function formatStringState(state: string, options: TextReprOptions): string[] {
   return truncateContent(state, options);
 }
 
-function formatToolCallWithContext(state: JsonObject, options: TextReprOptions): string[] {
-  const lines: string[] = [];
+function formatToolCallWithContext(state: JsonObject, options: TextReprOptions): TextLine[] {
+  const lines: TextLine[] = [];
   const nested = getOr(state, 'state', {});
   const toolCall = getOr(state, 'tool_call', {});
   if (isObject(nested)) {
@@ -39,13 +40,13 @@ function formatToolCallWithContext(state: JsonObject, options: TextReprOptions):
   return lines;
 }
 
-function formatToolResult(state: JsonObject, options: TextReprOptions): string[] {
+function formatToolResult(state: JsonObject, options: TextReprOptions): TextLine[] {
   const header = ['[TOOL RESULT]'];
   const name = own(state, 'name');
   const status = own(state, 'status');
   if (truthy(name)) header.push(pyStr(name));
   if (truthy(status)) header.push(`(${pyStr(status)})`);
-  const lines = [header.join(' ')];
+  const lines: TextLine[] = [header.join(' ')];
   const content = getOr(state, 'content', '');
   if (truthy(content)) {
     lines.push('');
@@ -54,7 +55,7 @@ function formatToolResult(state: JsonObject, options: TextReprOptions): string[]
   return lines;
 }
 
-function formatStateBody(state: unknown, options: TextReprOptions): string[] {
+function formatStateBody(state: unknown, options: TextReprOptions): TextLine[] {
   if (typeof state === 'string') return formatStringState(state, options);
   if (Array.isArray(state)) {
     const first: unknown = state[0];
@@ -72,9 +73,9 @@ function formatStateBody(state: unknown, options: TextReprOptions): string[] {
 }
 
 /** ``, `<LABEL>:`, ``, then the rendered state; nothing for an empty state. */
-function formatState(state: unknown, label: string, options: TextReprOptions): string[] {
+function formatState(state: unknown, label: string, options: TextReprOptions): TextLine[] {
   if (!truthy(state)) return [];
-  const lines = ['', `${label}:`, ''];
+  const lines: TextLine[] = ['', `${label}:`, ''];
   try {
     pushAll(lines, formatStateBody(state, options));
   } catch (error) {
@@ -85,11 +86,11 @@ function formatState(state: unknown, label: string, options: TextReprOptions): s
 }
 
 /** Title (`$ai_span_name` upper-cased, default SPAN) and its rule, the error, then the input and output states. */
-export function formatSpanLines(event: JsonObject, options: TextReprOptions): string[] {
+export function formatSpanLines(event: JsonObject, options: TextReprOptions): TextLine[] {
   const props = asObject(own(event, 'properties'));
   const name = own(props, '$ai_span_name');
   // A null name would crash PostHog (None.upper()); it falls back to the default instead.
-  const lines = [(name === undefined || name === null ? 'Span' : pyStr(name)).toUpperCase(), TITLE_RULE];
+  const lines: TextLine[] = [(name === undefined || name === null ? 'Span' : pyStr(name)).toUpperCase(), TITLE_RULE];
 
   const error = own(props, '$ai_error');
   if (truthy(error)) {

@@ -6,13 +6,13 @@
  * Lines keep their own string representation until the single final join: a base64 marker line stays a one-byte
  * string whose code points need no counting, where the same characters inside a joined text with an emoji would not.
  */
-import { codePointLength } from './code-points.js';
 import { formatEventLines } from './event.formatter.js';
 import { asObject, firstTruthy, has, isObject, own, truthy, type JsonObject } from './json.guards.js';
 import { reduceLinesToMaxLength } from './length.sampling.js';
 import { numberLines } from './line-numbers.js';
 import { pyJsonDumps, pyStr, pyTypeName } from './python.format.js';
 import { TextReprInputError } from './text-repr.errors.js';
+import { lineLength, type TextLine } from './text-line.js';
 import { parseTextReprOptions } from './text-repr.options.js';
 import { formatTraceLines, treeOutputBudget } from './trace.formatter.js';
 
@@ -73,7 +73,7 @@ export function renderTextRepr(eventType: string, data: unknown, options?: unkno
   const payload = validateData(data);
   const parsedOptions = parseTextReprOptions(options);
 
-  let lines: string[];
+  let lines: TextLine[];
   let treeCut = false;
   let traceId: unknown;
   if (type === '$ai_trace') {
@@ -99,7 +99,7 @@ export function renderTextRepr(eventType: string, data: unknown, options?: unkno
 
   const single = splitLines(lines);
   if (parsedOptions.include_line_numbers) numberLines(single);
-  const reduced = reduceLinesToMaxLength(single, single.map(codePointLength), parsedOptions.max_length);
+  const reduced = reduceLinesToMaxLength(single, single.map(lineLength), parsedOptions.max_length);
   return {
     text: reduced.text,
     metadata: {
@@ -114,10 +114,10 @@ export function renderTextRepr(eventType: string, data: unknown, options?: unkno
 }
 
 /** The lines of the text the formatters' lines join into (some of their entries hold several lines). */
-function splitLines(lines: readonly string[]): string[] {
-  const out: string[] = [];
+function splitLines(lines: readonly TextLine[]): TextLine[] {
+  const out: TextLine[] = [];
   for (const line of lines) {
-    if (!line.includes('\n')) out.push(line);
+    if (typeof line !== 'string' || !line.includes('\n')) out.push(line);
     else for (const part of line.split('\n')) out.push(part);
   }
   return out;

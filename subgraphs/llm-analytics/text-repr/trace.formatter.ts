@@ -7,6 +7,7 @@ import { formatInputMessages, formatOutputMessages } from './messages.formatter.
 import { pyFixed, pyJsonDumps, pyStr } from './python.format.js';
 import { SEPARATOR, TITLE_RULE } from './text-repr.constants.js';
 import type { TextReprOptions } from './text-repr.options.js';
+import type { TextLine } from './text-line.js';
 
 const EXPANDABLE_TAGS: Record<string, string> = { $ai_generation: '[GEN]', $ai_span: '[SPAN]', $ai_embedding: '[EMBED]' };
 
@@ -21,7 +22,7 @@ export function treeOutputBudget(maxLength: number): number {
 }
 
 export interface TraceLines {
-  lines: string[];
+  lines: TextLine[];
   /** True when the tree hit the output budget. */
   cut: boolean;
 }
@@ -149,7 +150,7 @@ function renderNode(event: JsonObject, head: string, body: string, options: Text
 }
 
 /** Trace-level input or output state (shown only without a tree): messages reuse INPUT/OUTPUT, others a label. */
-function formatTraceState(state: unknown, label: 'TRACE INPUT' | 'TRACE OUTPUT', options: TextReprOptions): string[] {
+function formatTraceState(state: unknown, label: 'TRACE INPUT' | 'TRACE OUTPUT', options: TextReprOptions): TextLine[] {
   if (!truthy(state)) return [];
   if (Array.isArray(state)) {
     const first: unknown = state[0];
@@ -157,7 +158,7 @@ function formatTraceState(state: unknown, label: 'TRACE INPUT' | 'TRACE OUTPUT',
       return label === 'TRACE INPUT' ? formatInputMessages(state, options) : formatOutputMessages(null, state, options);
     }
   }
-  const lines = ['', `${label}:`, ''];
+  const lines: TextLine[] = ['', `${label}:`, ''];
   if (typeof state === 'string') pushAll(lines, truncateContent(state, options));
   else if (Array.isArray(state) || isObject(state)) pushAll(lines, truncateContent(pyJsonDumps(state, 2), options));
   else lines.push(pyStr(state));
@@ -172,7 +173,7 @@ export function formatTraceLines(trace: unknown, hierarchy: readonly unknown[], 
   const traceObject = asObject(trace);
   const props = asObject(own(traceObject, 'properties'));
   const title = firstTruthy(own(props, '$ai_span_name'), own(traceObject, 'traceName'), own(traceObject, 'trace_name'), 'TRACE');
-  const lines = [pyStr(title).toUpperCase(), TITLE_RULE];
+  const lines: TextLine[] = [pyStr(title).toUpperCase(), TITLE_RULE];
 
   const error = own(props, '$ai_error');
   if (truthy(error)) {
