@@ -23,6 +23,26 @@ describe(RouteMatcher.name, () => {
     expect(matcher.match('POST', '/webhook')).toEqual({ kind: 'not_found' });
   });
 
+  it('finds every route of the table on its own path and on each alias', () => {
+    for (const route of routes) {
+      for (const path of [route.path, ...(route.aliases ?? [])]) {
+        const request = path.replace(/:[a-z_]+/g, '7');
+        const found = matcher.match(route.method, request);
+        expect(found.kind === 'route' ? found.route.field : found, `${route.method} ${request}`).toBe(route.field);
+      }
+    }
+  });
+
+  it('tries a path that starts with a parameter whatever the first segment', () => {
+    const local = new RouteMatcher([
+      { method: 'GET', path: '/:kind/things', field: 'Query.things', summary: 'Things' },
+      { method: 'GET', path: '/users/things', field: 'Query.user_things', summary: 'User things' },
+    ]);
+    expect(local.match('GET', '/teams/things/')).toMatchObject({ kind: 'route', route: { field: 'Query.things' }, params: { kind: 'teams' } });
+    expect(local.match('GET', '/users/things/')).toMatchObject({ kind: 'route', route: { field: 'Query.user_things' } });
+    expect(local.match('POST', '/users/things/')).toEqual({ kind: 'method_not_allowed', allowed: ['GET'] });
+  });
+
   it('maps every root field at most once (SOFA routes one field to one path)', () => {
     const fields = routes.map((route) => route.field);
     expect(new Set(fields).size).toBe(fields.length);

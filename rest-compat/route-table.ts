@@ -53,6 +53,8 @@ interface CompiledPath {
   integers: Set<string>;
   /** A `1` per fixed segment and a `0` per parameter: of two paths that match, the higher is the more specific. */
   rank: string;
+  /** The path's first segment (`:name` for a parameter). */
+  first: string;
 }
 
 export type Match =
@@ -71,10 +73,22 @@ export type Match =
 
 /** Finds the route of a method and path (trailing slash optional), or says why there is none. */
 export class RouteMatcher {
-  private readonly compiled: CompiledPath[];
+  /**
+   * The compiled paths that can match a path, by its first segment, in the table's order: a request
+   * tries the paths of its resource, not the two hundred of the table. A path that starts with a
+   * parameter is in every list, and `anyFirst` holds those alone.
+   */
+  private readonly byFirstSegment = new Map<string, CompiledPath[]>();
+  private readonly anyFirst: CompiledPath[];
 
   constructor(routes: RestRoute[]) {
-    this.compiled = routes.flatMap((route) => [route.path, ...(route.aliases ?? [])].map((path) => compile(route, path)));
+    const compiled = routes.flatMap((route) => [route.path, ...(route.aliases ?? [])].map((path) => compile(route, path)));
+    const isParameter = (first: string) => first.startsWith(':');
+    this.anyFirst = compiled.filter((entry) => isParameter(entry.first));
+    for (const { first } of compiled) {
+      if (isParameter(first) || this.byFirstSegment.has(first)) continue;
+      this.byFirstSegment.set(first, compiled.filter((entry) => entry.first === first || isParameter(entry.first)));
+    }
   }
 
   /**
@@ -84,7 +98,7 @@ export class RouteMatcher {
    */
   match(method: string, path: string): Match {
     let best: { rank: string; allowed: HttpMethod[]; found?: Match } | undefined;
-    for (const { route, pattern, names, integers, rank } of this.compiled) {
+    for (const { route, pattern, names, integers, rank } of this.byFirstSegment.get(firstSegment(path)) ?? this.anyFirst) {
       const found = pattern.exec(path);
       if (!found) continue;
       const values = Object.fromEntries(names.map((name, index) => [name, found[index + 1]!]));
@@ -113,5 +127,10 @@ function compile(route: RestRoute, path: string): CompiledPath {
     .filter(Boolean)
     .map((segment) => (segment.startsWith(':') ? '0' : '1'))
     .join('');
-  return { route, names, integers, rank, pattern: new RegExp(`^${source}/?$`) };
+  return { route, names, integers, rank, first: firstSegment(path), pattern: new RegExp(`^${source}/?$`) };
+}
+
+/** `projects` of `/projects/1/…`. */
+function firstSegment(path: string): string {
+  return path.split('/', 2)[1] ?? '';
 }

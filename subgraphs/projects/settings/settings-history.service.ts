@@ -24,7 +24,7 @@ export class SettingsHistoryService {
    */
   async asOf(actor: Actor, args: SettingsAsOfArgs): Promise<Record<string, unknown>> {
     const at = instant(args.at);
-    const [row] = await this.em.getConnection().execute<AsOfRow[]>(AS_OF, [SETTING_NAMES, at, args.id]);
+    const [row] = await this.em.getConnection().execute<AsOfRow[]>(AS_OF, [at, args.id]);
     requireEnvironment(actor, row && { id: args.id, project_id: row.project_id, organization_id: row.organization_id });
     if (args.project_id != null && row!.project_id !== args.project_id) throw new NotFoundError();
     const settings: Record<string, unknown> = effectiveSettings(row!.settings, SETTING_NAMES);
@@ -44,6 +44,15 @@ interface AsOfRow {
 }
 
 /**
+ * The setting names as an SQL array, written once: the driver would quote the seventy names on
+ * every request. They are the settings table's keys, which are identifiers.
+ */
+const NAMES_ARRAY = `array[${SETTING_NAMES.map((name) => {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`setting name ${name} is not an identifier`);
+  return `'${name}'`;
+}).join(', ')}]::text[]`;
+
+/**
  * The environment (if it exists and is not being deleted) with its organization, current settings
  * and, per setting, its oldest change after the instant, in one statement: undoing the changes after
  * `at` newest first leaves each setting at that change's `before`. One probe of the (environment,
@@ -53,7 +62,7 @@ const AS_OF = `
   select e.project_id, p.organization_id, e.settings,
          coalesce((
            select jsonb_agg(jsonb_build_array(f.field, c.action, c.before))
-             from unnest(array[?]::text[]) as f(field)
+             from unnest(${NAMES_ARRAY}) as f(field)
              cross join lateral (
                select action, before
                  from projects.setting_changes

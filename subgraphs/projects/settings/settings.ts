@@ -5,11 +5,18 @@ import { spec } from './settings.fields.js';
 
 export type Settings = Partial<Record<SettingName, unknown>>;
 
-/** Every named setting: the stored value where one was written, the default otherwise. */
+/**
+ * Every named setting: the stored value where one was written, the default otherwise (a copy when
+ * it is an object or list, which a caller may change; a list page fills in thousands of defaults).
+ */
 export function effectiveSettings(stored: Settings, names: readonly SettingName[]): Record<SettingName, unknown> {
   const result = {} as Record<SettingName, unknown>;
-  for (const name of names) result[name] = name in stored ? stored[name] : structuredClone(spec(name).default);
+  for (const name of names) result[name] = name in stored ? stored[name] : copyOf(spec(name).default);
   return result;
+}
+
+function copyOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 /**
