@@ -60,7 +60,7 @@ export function announce(listening: { url: string; ingestUrl?: string; metricsUr
  * on the shared public (and ingest) port, Node's cluster handing connections to them in turn.
  * Without REDIS_URL it keeps what the workers must share (pub/sub, replay logs, rate-limit counts)
  * and answers them over IPC; METRICS_PORT serves the sum of the workers' metrics. A worker that
- * dies is replaced. On SIGTERM or SIGINT the workers stop gracefully, then the embedded server.
+ * dies is replaced. On SIGTERM, SIGINT or SIGHUP the workers stop gracefully, then the embedded server.
  */
 export async function runPrimary(settings: Config, log: Logger): Promise<void> {
   const started = Date.now();

@@ -61,6 +61,7 @@ describe('npm start and signals', () => {
     ['SIGTERM to npm (docker stop, systemctl stop)', 'SIGTERM', false],
     ['SIGINT to npm', 'SIGINT', false],
     ['Ctrl-C: SIGINT to the whole process group', 'SIGINT', true],
+    ['a closed terminal: SIGHUP to the whole process group', 'SIGHUP', true],
   ] as const)('%s stops the whole tree within the bound', async (_name, signal, group) => {
     const run = await startNpm();
     const tree = descendants(run.npm.pid!);

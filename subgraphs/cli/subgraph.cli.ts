@@ -31,8 +31,7 @@ async function main(_options: object, [name]: string[]): Promise<void> {
   process.stdout.write(`${running.urls[entry.name]}\n`);
   const metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log });
   const stop = () => void Promise.allSettled([metricsListener?.close(), running.stop()]).finally(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, stop);
 }
 
 runCommand(program, 'start-up failed', main);

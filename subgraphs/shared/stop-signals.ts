@@ -1,13 +1,16 @@
 import { whenScriptParentExits } from './parent-process.js';
 
 /**
- * What stops a serving process: SIGTERM, SIGINT or, under a package manager, the end of the
- * script's parent, each calling `stop` (which must do its work once: Ctrl-C signals the whole
- * process group, so a SIGINT and npm's end both come); and an uncaught exception, `fault`.
+ * What stops a serving process: SIGTERM, SIGINT, SIGHUP (its terminal closed) or, under a package
+ * manager, the end of the script's parent, each calling `stop` (which must do its work once:
+ * Ctrl-C or a closed terminal signals the whole process group, so a signal and npm's end both
+ * come); and an uncaught exception, `fault`. Node's own answer to SIGHUP is to end at once, even
+ * under `nohup`, without answering the requests in progress.
  */
 export function onStopSignals(stop: (reason: string) => void, fault: (error: Error) => void): void {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => stop('SIGHUP'));
   whenScriptParentExits(() => stop('npm exited'));
   process.on('uncaughtException', fault);
 }
