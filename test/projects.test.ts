@@ -70,6 +70,13 @@ describe('projects over REST', () => {
     const search = await api(stack.url, 'GET', `${projects(own)}?search=web`, { key: own.personal_api_key });
     expect(search.body.results.map((project: { name: string }) => project.name)).toEqual(['Beta WEB', 'Alpha web']);
     expect((await api(stack.url, 'GET', `${projects(own)}?search=%25`, { key: own.personal_api_key })).body.count).toBe(0);
+    // The last page, and a page past the end: the count is the whole list's either way.
+    const last = await api(stack.url, 'GET', `${projects(own)}?limit=2&offset=3`, { key: own.personal_api_key });
+    expect([last.body.count, last.body.results.length, last.body.next]).toEqual([4, 1, null]);
+    const past = await api(stack.url, 'GET', `${projects(own)}?limit=2&offset=10`, { key: own.personal_api_key });
+    expect([past.body.count, past.body.results]).toEqual([4, []]);
+    const searchedPast = await api(stack.url, 'GET', `${projects(own)}?search=web&offset=5`, { key: own.personal_api_key });
+    expect([searchedPast.body.count, searchedPast.body.results]).toEqual([2, []]);
   });
 
   it('changes settings with project:read, validating each and logging before and after', async () => {

@@ -14,9 +14,11 @@ export interface ProjectListRow {
 }
 
 /**
- * The list of an organization's projects, newest first, as two plain queries run side by side:
- * the count, and the page joined to its primary environments. A list of 100 is read in about a
- * millisecond of PostgreSQL, where hydrating 200 entities took several of Node.
+ * The list of an organization's projects, newest first, in one statement: the page joined to its
+ * primary environments, and the count of the whole list beside it (on every row, or on the one row
+ * of nulls an empty page leaves). A list of 100 is read in about a millisecond of PostgreSQL, where
+ * hydrating 200 entities took several of Node; one round trip instead of two saves each request a
+ * connection and a statement's overhead.
  */
 export async function listProjects(
   em: EntityManager,
@@ -24,25 +26,26 @@ export async function listProjects(
   search: string | undefined,
   window: { limit: number; offset: number },
 ): Promise<{ rows: ProjectListRow[]; count: number }> {
-  const connection = em.getConnection();
   const match = search ? `and p.name ilike ?` : '';
   const params = search ? [organizationId, containsPattern(search)] : [organizationId];
-  const [rows, [counted]] = await Promise.all([
-    connection.execute<ProjectListRow[]>(
-      `select p.id, p.uuid, p.organization_id, p.name, e.api_token_sealed, e.ingested_event, e.settings
-         from projects.projects p
-         join projects.environments e on e.id = p.id
-        where p.organization_id = ? and p.deleted_at is null ${match}
-        order by p.id desc
-        limit ? offset ?`,
-      [...params, window.limit, window.offset],
-    ),
-    connection.execute<{ count: string }[]>(
-      `select count(*) from projects.projects p where p.organization_id = ? and p.deleted_at is null ${match}`,
-      params,
-    ),
-  ]);
-  return { rows, count: Number(counted!.count) };
+  const where = `p.organization_id = ? and p.deleted_at is null ${match}`;
+  // Two independent subqueries: a CTE shared by both would be materialized (every project) and sorted.
+  const found = await em.getConnection().execute<(ProjectListRow & { total: string })[]>(
+    `select page.*, total.total
+       from (select count(*) as total from projects.projects p where ${where}) total
+       left join lateral (
+         select p.id, p.uuid, p.organization_id, p.name, e.api_token_sealed, e.ingested_event, e.settings
+           from projects.projects p
+           join projects.environments e on e.id = p.id
+          where ${where}
+          order by p.id desc
+          limit ? offset ?
+       ) page on true`,
+    [...params, ...params, window.limit, window.offset],
+  );
+  const count = Number(found[0]?.total ?? 0);
+  const rows: ProjectListRow[] = found.filter((row) => row.id !== null);
+  return { rows, count };
 }
 
 /** One environment in the list's basic form (PostHog's basic team: a user's current `team`). */
