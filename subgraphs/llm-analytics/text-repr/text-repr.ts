@@ -3,8 +3,8 @@
  * `$ai_span`, `$ai_embedding` and `$ai_trace` rendered as plain text for people and language models. Pure: no I/O.
  *
  * Pipeline: validate -> render lines -> split embedded newlines -> line numbers -> `max_length` sampling -> join.
- * Lines keep their own string representation until the single final join: a base64 marker line stays a one-byte
- * string whose code points need no counting, where the same characters inside a joined text with an emoji would not.
+ * Lines stay apart until the single final join: a truncation marker is known by its length (TruncationMarker) and
+ * encoded only if the text keeps its line, and no line's code points are counted inside a joined text.
  */
 import { formatEventLines } from './event.formatter.js';
 import { asObject, firstTruthy, has, isObject, own, truthy, type JsonObject } from './json.guards.js';
