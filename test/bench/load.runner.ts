@@ -64,6 +64,8 @@ export interface LoadFigures {
   badBodies: number;
   /** A few bodies that failed the check, to quote when the run fails. */
   samples: string[];
+  /** Each 2xx answer's timing (ms), so that runs can be put together. */
+  timings: number[];
 }
 
 /** A short warm-up (JIT, connection pools, query-plan caches), then the measured run. */
@@ -75,6 +77,46 @@ export async function measure(
   const warmup = await load(target, warmupRequests ? { ...shape, requests: warmupRequests } : { ...shape, seconds: WARMUP_SECONDS });
   const run = await load(target, shape);
   return { warmup, run };
+}
+
+/**
+ * Each target warmed up, then measured in `rounds` turns of `seconds / rounds` each, the targets
+ * taking turns: a machine whose speed drifts during the bench (a shared host does) then slows every
+ * target alike, where one long run after another would put the drift into their ratios.
+ */
+export async function measureInTurns(
+  targets: LoadTarget[],
+  rounds: number,
+  shape: LoadShape = { connections: CONNECTIONS, seconds: MEASURE_SECONDS },
+): Promise<{ warmup: LoadFigures; run: LoadFigures }[]> {
+  const warmups: LoadFigures[] = [];
+  for (const target of targets) warmups.push(await load(target, { ...shape, seconds: WARMUP_SECONDS }));
+  const turns: LoadFigures[][] = targets.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, target] of targets.entries()) turns[index]!.push(await load(target, { ...shape, seconds: shape.seconds / rounds }));
+  }
+  return targets.map((_, index) => ({ warmup: warmups[index]!, run: combined(turns[index]!) }));
+}
+
+/** Runs of one target as one: counts summed, throughput over their whole time, percentiles over every answer. */
+export function combined(runs: LoadFigures[]): LoadFigures {
+  const sum = (pick: (run: LoadFigures) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  const timings = runs.flatMap((run) => run.timings);
+  const seconds = sum((run) => run.seconds);
+  return {
+    requestsPerSecond: sum((run) => run.requests) / seconds,
+    // autocannon's histograms cannot be merged: the highest of the runs' p99.
+    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
+    latency: percentiles(timings),
+    requests: sum((run) => run.requests),
+    seconds,
+    non2xx: sum((run) => run.non2xx),
+    errors: sum((run) => run.errors),
+    timeouts: sum((run) => run.timeouts),
+    badBodies: sum((run) => run.badBodies),
+    samples: runs.flatMap((run) => run.samples).slice(0, KEPT_FAILURES),
+    timings,
+  };
 }
 
 /** Whether a run saw anything but clean 2xx answers. */
@@ -127,6 +169,7 @@ async function load(target: LoadTarget, shape: LoadShape): Promise<LoadFigures> 
     timeouts: result.timeouts,
     badBodies: result.mismatches,
     samples,
+    timings,
   };
 }
 

@@ -85,13 +85,13 @@ export function ratioLines(measured: Measured[]): string[] {
 }
 
 /** Appends one dated section; writes the header first when the file is new. */
-export function appendResults(file: string, measured: Measured[], run: { seconds: number; startLoad: number; code: string }): void {
+export function appendResults(file: string, measured: Measured[], run: { seconds: number; rounds: number; startLoad: number; code: string }): void {
   if (!existsSync(file)) writeFileSync(file, HEADER);
   const section = [
     '',
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `Machine: ${machine()}. ${CONNECTIONS} connections, ${run.seconds} s per target after a warm-up.`,
+    `Machine: ${machine()}. ${CONNECTIONS} connections, ${run.seconds} s per target after a warm-up, in ${run.rounds} turns (the targets take turns, so a drifting machine slows all alike; p99 is the highest turn's).`,
     `Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
     '',
     table(measured),

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
 import { startApolloGateway } from './apollo-gateway.fixture.js';
 import { describeFailure, onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
-import { CONNECTIONS, MEASURE_SECONDS, measure } from './load.runner.js';
+import { CONNECTIONS, MEASURE_SECONDS, measureInTurns } from './load.runner.js';
 import { platformEnv, seed, startPlatform } from './platform.fixture.js';
 import { appendResults, codeVersion, load1, machine, ratioLines, table, type Measured } from './results.report.js';
 import { checkAnswers, distinctGraphqlTarget, distinctRestTarget, graphqlTarget, restTarget } from './router.targets.js';
@@ -15,6 +15,8 @@ import { checkAnswers, distinctGraphqlTarget, distinctRestTarget, graphqlTarget,
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RESULTS_FILE = join(ROOT, 'test/bench/RESULTS.md');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Turns each target's seconds are split into, the targets taking turns (BENCH_ROUNDS changes it). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 /**
  * `npm run bench`: our router against `@apollo/gateway` on the same subgraphs, and our REST layer
@@ -49,20 +51,19 @@ async function main(): Promise<void> {
   ];
   await checkAnswers(targets[0]!, targets[1]!, targets[2]!, seeded);
 
-  const measured: Measured[] = [];
-  const failures: string[] = [];
-  for (const target of targets) {
-    say(`(${target.key}) ${target.label}: ${target.method} ${target.url}, ${CONNECTIONS} connections, ${MEASURE_SECONDS} s…`);
-    const { warmup, run } = await measure(target);
-    measured.push({ target, run });
-    failures.push(...describeFailure(`(${target.key}) warm-up`, warmup), ...describeFailure(`(${target.key})`, run));
-  }
+  say(`${targets.length} targets, ${CONNECTIONS} connections, ${MEASURE_SECONDS} s each in ${ROUNDS} turns…`);
+  const figures = await measureInTurns(targets, ROUNDS);
+  const measured: Measured[] = targets.map((target, index) => ({ target, run: figures[index]!.run }));
+  const failures = targets.flatMap((target, index) => [
+    ...describeFailure(`(${target.key}) warm-up`, figures[index]!.warmup),
+    ...describeFailure(`(${target.key})`, figures[index]!.run),
+  ]);
 
   say(`\n${table(measured)}\n\n${ratioLines(measured).join('\n')}`);
   say("Note: (c) REST records leave out `project` (PostHog's record has none), so REST asks the projects subgraph nothing.");
   reportLoggedErrors([platform.child, apollo.child]);
   if (failures.length > 0) throw new Error(`answers under load were not all clean 2xx:\n${failures.join('\n')}`);
-  appendResults(RESULTS_FILE, measured, { seconds: MEASURE_SECONDS, startLoad, code });
+  appendResults(RESULTS_FILE, measured, { seconds: MEASURE_SECONDS, rounds: ROUNDS, startLoad, code });
   say(`Appended to ${RESULTS_FILE}`);
 }
 
