@@ -19,7 +19,7 @@ import { conversationRecord } from './conversation.mapper.js';
 import type { AppendedMessageRecord, ConversationRecord, ConversationStartRecord } from './conversation.record.js';
 import { context, MAX_APPENDED_LENGTH, messageContext, messageText, optionalMessageText, optionalUuid, provisionalTitle } from './conversation.rules.js';
 import { appendMessages } from './message.repository.js';
-import { findPage } from '../../shared/db/find-page.js';
+import { readPage } from '../../shared/db/find-page.js';
 
 /** The types PostHog lists (tool-call conversations are internal to other features). */
 const LISTED_TYPES = [ConversationType.assistant, ConversationType.deep_research, ConversationType.slack];
@@ -36,7 +36,7 @@ export class ConversationService {
   async list(actor: Actor, args: ListConversationsArgs): Promise<Page<ConversationRecord>> {
     const environment = await projectsFacade.reachEnvironment(this.em, actor, args.project_id);
     const window = pageWindow(args);
-    const [rows, count] = await findPage(
+    const [rows, count] = await readPage(
       this.em,
       Conversation,
       { environment_id: environment.id, user_id: requireUserId(actor), title: { $ne: null }, type: { $in: LISTED_TYPES }, is_internal: false },

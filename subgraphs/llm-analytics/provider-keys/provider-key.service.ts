@@ -16,7 +16,7 @@ import { ProviderKey } from './provider-key.entity.js';
 import type { CreateProviderKeyArgs, ListProviderKeysArgs, UpdateProviderKeyArgs, ValidateKeyArgs } from './provider-key.inputs.js';
 import type { ProviderKeyRecord } from './provider-key.record.js';
 import { validApiKey, validName, validProvider } from './provider-key.rules.js';
-import { findPage } from '../../shared/db/find-page.js';
+import { readPage } from '../../shared/db/find-page.js';
 
 /** Every rule of provider keys; each method is scoped to an environment the actor reaches. */
 export class ProviderKeyService {
@@ -25,7 +25,7 @@ export class ProviderKeyService {
   async list(actor: Actor, args: ListProviderKeysArgs): Promise<Page<ProviderKeyRecord>> {
     const environment = await this.environment(actor, args.project_id);
     const window = pageWindow(args);
-    const [keys, count] = await findPage(
+    const [keys, count] = await readPage(
       this.em,
       ProviderKey,
       { environment_id: environment.id },

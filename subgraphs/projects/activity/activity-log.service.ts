@@ -5,7 +5,7 @@ import { toPage, type Page } from '../../shared/pagination.js';
 import { ActivityLog, type ActivityChange } from './activity-log.entity.js';
 import { SettingChange } from './setting-change.entity.js';
 import type { ActivityLogRecord } from './activity-log.record.js';
-import { findPage } from '../../shared/db/find-page.js';
+import { readPage } from '../../shared/db/find-page.js';
 
 export interface ActivityEntry {
   organization_id: string;
@@ -29,12 +29,12 @@ export class ActivityLogService {
    */
   async list(projectId: number, window: { limit: number; offset: number }, page?: number): Promise<Page<ActivityLogRecord>> {
     if (page === undefined || page === null) {
-      const [entries, count] = await findPage(this.em, ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...window });
+      const [entries, count] = await readPage(this.em, ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...window });
       return toPage(entries.map(toRecord), count, window);
     }
     if (page < 1) throw new NotFoundError('Invalid page.');
     const paged = { limit: window.limit, offset: (page - 1) * window.limit };
-    const [entries, count] = await findPage(this.em, ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...paged });
+    const [entries, count] = await readPage(this.em, ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...paged });
     if (page > 1 && paged.offset >= count) throw new NotFoundError('Invalid page.');
     return {
       count,
