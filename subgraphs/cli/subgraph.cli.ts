@@ -6,6 +6,7 @@ import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli
 import { config } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { listenMetrics } from '../shared/metrics.listener.js';
+import { STOP_SIGNALS } from '../shared/stop-signals.js';
 
 const program = cliProgram(
   'node dist/subgraphs/cli/subgraph.cli.js',
@@ -31,7 +32,7 @@ async function main(_options: object, [name]: string[]): Promise<void> {
   process.stdout.write(`${running.urls[entry.name]}\n`);
   const metricsListener = settings.METRICS_PORT === undefined ? undefined : await listenMetrics({ host: settings.HOST, port: settings.METRICS_PORT, log });
   const stop = () => void Promise.allSettled([metricsListener?.close(), running.stop()]).finally(() => process.exit(0));
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, stop);
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
 }
 
 runCommand(program, 'start-up failed', main);

@@ -1,5 +1,8 @@
 import { whenScriptParentExits } from './parent-process.js';
 
+/** The signals that stop a serving process gracefully. */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 /**
  * What stops a serving process: SIGTERM, SIGINT, SIGHUP (its terminal closed) or, under a package
  * manager, the end of the script's parent, each calling `stop` (which must do its work once:
@@ -8,9 +11,7 @@ import { whenScriptParentExits } from './parent-process.js';
  * under `nohup`, without answering the requests in progress.
  */
 export function onStopSignals(stop: (reason: string) => void, fault: (error: Error) => void): void {
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => stop('SIGHUP'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
   whenScriptParentExits(() => stop('npm exited'));
   process.on('uncaughtException', fault);
 }
