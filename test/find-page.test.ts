@@ -101,6 +101,12 @@ describe('readPage', () => {
     }
   });
 
+  it('matches nothing, as the QueryBuilder does, for a number too large for the column', async () => {
+    await expectSamePages(profiles, CustomerProfileConfig, { environment_id: 99_999_999_999 }, { created_at: 'desc', id: 'asc' });
+    const [rows, count] = await readPage(profiles.fork(), CustomerProfileConfig, { environment_id: 99_999_999_999 }, { orderBy: { id: 'asc' }, limit: 10, offset: 0 });
+    expect([rows, count]).toEqual([[], 0]);
+  });
+
   it('reads bigint keys as the QueryBuilder maps them (text)', async () => {
     const [rows] = await readPage(activity.fork(), ActivityLog, { project_id: environments[1]! }, { orderBy: { id: 'desc' }, limit: 100, offset: 0 });
     expect(rows.length).toBeGreaterThan(0);
