@@ -103,7 +103,8 @@ const MAX_SHAPES = 256;
  * The page statement for filters of this shape and this order, written by the QueryBuilder the
  * first time. Used only when the QueryBuilder bound exactly the filter's values, in order, so that
  * another filter of the shape binds its own values in their place; else null, and each read of the
- * shape builds its own.
+ * shape builds its own. (A property type that converted some values and left others as they are
+ * would get past that check; the entities read this way have none, only MikroORM's own types.)
  */
 function pageStatement<Entity extends object>(
   em: EntityManager,
