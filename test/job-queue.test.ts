@@ -6,7 +6,7 @@ import { batchExports } from '../subgraphs/batch-exports/index.js';
 import { JOB_OWNER, queueRun, RUN_QUEUE } from '../subgraphs/batch-exports/runs/run.jobs.js';
 import { startBatchExportWorker } from '../subgraphs/batch-exports/schedule/schedule.worker.js';
 import { parseConfig } from '../subgraphs/shared/config.js';
-import { createScratchDatabase } from '../subgraphs/shared/db/database.js';
+import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
 import { openOrm, type Orm } from '../subgraphs/shared/db/orm.js';
 import { JOB_SCHEMA, workingQueue } from '../subgraphs/shared/jobs/job-queue.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
@@ -29,6 +29,8 @@ describe('the shared job queue', () => {
   });
   afterAll(async () => {
     await orm?.close(true);
+    // Its own database, not the run's: left behind, every run would add one to the server.
+    if (databaseUrl) await dropDatabase(databaseUrl);
   });
 
   it('keeps a job sent while the worker is still opening its queue, and sends nothing where no worker runs', async () => {
