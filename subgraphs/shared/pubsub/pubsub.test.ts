@@ -50,6 +50,20 @@ describe.each(implementations)('%s pub/sub', (_name, open) => {
     await publisher.publish(topic, { ignored: true });
     expect(await events.next()).toEqual({ value: undefined, done: true });
   });
+
+  it('delivers to a subscriber that comes while the last one of its topic is leaving', async () => {
+    // A client re-attaching to a conversation the moment its previous stream closed.
+    const { publisher, subscriber, settle } = await open();
+    const topic = `topic-${Math.random()}`;
+    const leaving = subscriber.subscribe(topic);
+    await settle();
+    await leaving.return!();
+    const coming = subscriber.subscribe<{ n: number }>(topic);
+    await settle();
+    await publisher.publish(topic, { n: 1 });
+    expect((await coming.next()).value).toMatchObject({ payload: { n: 1 } });
+    await coming.return!();
+  }, 10_000);
 });
 
 describe(RedisPubSub.name, () => {

@@ -12,7 +12,8 @@ const INITIAL_ATTEMPTS = 3;
  * that deployments sharing a Redis never hear each other.
  */
 export class RedisPubSub implements PubSub {
-  private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  /** This process's listeners per channel, and the one listener given to Redis's client for it. */
+  private readonly listeners = new Map<string, { own: Set<(message: string) => void>; dispatch: (message: string) => void }>();
   private readonly pending = new Set<Promise<unknown>>();
   readonly store: KeyValueStore;
   readonly replay: EventLog;
@@ -98,25 +99,24 @@ export class RedisPubSub implements PubSub {
 
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
     const channel = this.prefix + topic;
-    let listeners = this.listeners.get(channel);
-    if (!listeners) {
-      const created = new Set<(message: string) => void>();
-      listeners = created;
-      this.listeners.set(channel, created);
-      const subscribed = this.subscriber
-        .subscribe(channel, (message) => {
-          for (const listener of created) listener(message);
-        })
-        .finally(() => this.pending.delete(subscribed));
+    let entry = this.listeners.get(channel);
+    if (!entry) {
+      const own = new Set<(message: string) => void>();
+      entry = { own, dispatch: (message) => own.forEach((listener) => listener(message)) };
+      this.listeners.set(channel, entry);
+      const subscribed = this.subscriber.subscribe(channel, entry.dispatch).finally(() => this.pending.delete(subscribed));
       this.pending.add(subscribed);
     }
-    const own = listeners;
+    const { own, dispatch } = entry;
     const listener = (message: string) => push(JSON.parse(message) as Envelope<T>);
     const { iterator, push } = pushIterator<Envelope<T>>(() => {
       own.delete(listener);
-      if (own.size === 0 && this.listeners.get(channel) === own) {
+      if (own.size === 0 && this.listeners.get(channel) === entry) {
         this.listeners.delete(channel);
-        void this.subscriber.unsubscribe(channel).catch(() => undefined);
+        // Named with its listener: the client then marks the channel as leaving, so a subscribe
+        // before Redis confirms the UNSUBSCRIBE sends its own SUBSCRIBE. Without it, the client
+        // took the channel for subscribed, added the new listener and dropped it at the reply.
+        void this.subscriber.unsubscribe(channel, dispatch).catch(() => undefined);
       }
     });
     own.add(listener);
