@@ -9,7 +9,10 @@ import { contractError, retryAfterHeader, type AppError } from '../subgraphs/sha
  */
 export function toContractError(error: unknown): GraphQLFormattedError {
   const candidate = error as { toJSON?: () => GraphQLFormattedError };
-  const formatted = withoutInternals(typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError));
+  return withoutInternals(withContractFields(typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError)));
+}
+
+function withContractFields(formatted: GraphQLFormattedError): GraphQLFormattedError {
   if (formatted.extensions?.type !== undefined) return formatted;
   if (typeof formatted.extensions?.serviceName === 'string') return unavailable(formatted, formatted.extensions.serviceName);
   const { status, body } = contractError(formatted as { message: string; extensions?: Record<string, unknown> });
@@ -20,13 +23,20 @@ export function toContractError(error: unknown): GraphQLFormattedError {
   };
 }
 
-/** The gateway's record of the subgraph call (its query and variables) is for operators, not clients. */
+/**
+ * What is for operators, not clients: the gateway's record of the subgraph call (its query and
+ * variables), and Yoga's cause of an unreadable body, which quotes the whole body. (`http` stays:
+ * Yoga takes the answer's status and headers from it.)
+ */
 function withoutInternals(formatted: GraphQLFormattedError): GraphQLFormattedError {
-  if (!formatted.extensions || !('request' in formatted.extensions || 'response' in formatted.extensions)) return formatted;
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- taken out
-  const { request, response, ...extensions } = formatted.extensions;
+  const internal = formatted.extensions && INTERNAL_EXTENSIONS.some((name) => name in formatted.extensions!);
+  if (!internal) return formatted;
+  const extensions = { ...formatted.extensions };
+  for (const name of INTERNAL_EXTENSIONS) delete extensions[name];
   return { ...formatted, extensions };
 }
+
+const INTERNAL_EXTENSIONS = ['request', 'response', 'originalError'];
 
 /**
  * A subgraph that did not answer (stopped, restarting, unreachable) without an error of its own:

@@ -7,7 +7,7 @@ import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, NOT_UTF8, NotFoundError, ParseError, PayloadTooLargeError, ValidationError, RequestTimeoutError, ThrottledError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
@@ -166,7 +166,7 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   if (!verdict.allowed) return writeThrottled(response, new ThrottledError(verdict.retryAfterSeconds), path === '/graphql');
   const refused = path === '/graphql' ? malformedGraphqlGet(request) : undefined;
   if (refused) return writeResponse(graphqlErrorResponse(refused), response);
-  await answer(request, response, await bodyLimit(options, request, path), async (body) => (path === '/graphql' && !isUtf8(body) ? graphqlErrorResponse(new ParseError(NOT_UTF8)) : handler(toRequest(request, body))));
+  await answer(request, response, await bodyLimit(options, request, path), async (body) => (path === '/graphql' && !isUtf8(body) ? graphqlErrorResponse(new ParseError(NOT_UTF8)) : handler(path === '/graphql' ? toGraphqlRequest(request, body) : toRequest(request, body))));
 }
 
 /** The methods a path of this listener takes: for a 405's Allow. */

@@ -51,6 +51,31 @@ describe('router limits', () => {
     expect(await response.json()).toEqual({ type: 'invalid_request', code: 'request_too_large', detail: 'Request body is larger than 65536 bytes.', attr: null });
   });
 
+  it('reads a POST body as JSON, as GraphQL JSON and as a form; bad JSON is a 400 that does not echo the body', async () => {
+    const post = async (contentType: string, body: Buffer | string) => {
+      const response = await fetch(stack.graphqlUrl, { method: 'POST', headers: { 'content-type': contentType, authorization: `Bearer ${tenant.personal_api_key}` }, body: body as BodyInit });
+      return { status: response.status, body: (await response.json()) as { data?: { me?: { email?: string } }; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+    };
+    const operation = JSON.stringify({ query: '{ me { email } }' });
+    for (const answer of [
+      await post('application/json', operation),
+      await post('application/graphql+json', operation),
+      await post('application/x-www-form-urlencoded', new URLSearchParams({ query: '{ me { email } }' }).toString()),
+    ]) {
+      expect(answer).toEqual({ status: 200, body: { data: { me: { email: tenant.email } } } });
+    }
+    // A byte order mark is not JSON (RFC 8259 lets a parser refuse it), as the REST layer refuses it.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(operation)]);
+    for (const body of ['{"query": "{ me { email } }", "secret": ', '', bom]) {
+      const refused = await post('application/json', body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([
+        { message: 'POST body sent invalid JSON.', extensions: expect.objectContaining({ code: 'invalid_input', type: 'validation_error', status: 400, attr: null }) },
+      ]);
+      expect(JSON.stringify(refused.body)).not.toMatch(/secret|me \{ email/);
+    }
+  });
+
   it('lets explorers introspect (introspection does not count towards depth)', async () => {
     const result = await gql(stack.graphqlUrl, '{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name ofType { name } } } } } } } } }', {}, tenant.personal_api_key);
     expect(result.errors).toBeUndefined();

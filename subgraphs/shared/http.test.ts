@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RequestTimeoutError } from './errors.js';
-import { readBody, ReadBodyRequest, utf8Text } from './http.js';
+import { readBody, ReadBodyRequest, ReadGraphqlRequest, utf8Text } from './http.js';
 
 describe('readBody', () => {
   it('fails with a 408 when the body stops arriving for idleMs, and reads a body that keeps coming', async () => {
@@ -59,5 +59,18 @@ describe('ReadBodyRequest', () => {
     expect(request.readBytes).toBe(bytes);
     expect(await request.json()).toEqual({ name: 'ünïcode' });
     expect(new ReadBodyRequest('http://test/api/', 'GET', new Headers(), Buffer.alloc(0)).body).toBeNull();
+  });
+});
+
+describe('ReadGraphqlRequest', () => {
+  const bodies = ['{"query": "{ me { email } }", "variables": {"name": "ünïcode"}}', '\ufeff{"query": "{ me { email } }"}', '{"query": ', '', '"text"'];
+  it.each(bodies)('reads %j as its text, without a stream', async (text) => {
+    const bytes = Buffer.from(text);
+    const request = () => new ReadGraphqlRequest('http://test/graphql', 'POST', new Headers({ 'content-type': 'application/json' }), bytes);
+    expect(request().body).toBeNull();
+    expect(await request().text()).toBe(text);
+    expect(Buffer.from(await request().arrayBuffer())).toEqual(bytes);
+    const parsed = (read: () => Promise<unknown>) => read().then((value) => ({ value }), (error: Error) => ({ error: `${error.name}: ${error.message}` }));
+    expect(await parsed(() => request().json())).toEqual(await parsed(async () => JSON.parse(text)));
   });
 });
