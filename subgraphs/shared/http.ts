@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Request as FetchRequest } from '@whatwg-node/fetch';
 import { contractError, MethodNotAllowedError, NotFoundError, RequestTimeoutError, retryAfterHeader, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -73,7 +74,7 @@ export function toRequest(request: IncomingMessage, body: Buffer): ReadBodyReque
 
 /** A Node request to the router's /graphql as a WHATWG Request, with its already-read body. */
 export function toGraphqlRequest(request: IncomingMessage, body: Buffer): ReadGraphqlRequest {
-  return new ReadGraphqlRequest(publicUrl(request), request.method ?? 'GET', headersOf(request), body);
+  return new ReadGraphqlRequest(publicUrl(request), request.method ?? 'GET', request.headers as HeadersInit, body);
 }
 
 function headersOf(request: IncomingMessage): Headers {
@@ -107,13 +108,15 @@ export class ReadBodyRequest extends Request {
  * read by `text()`, `json()` or `arrayBuffer()` only, which are all Yoga's parsers use. Yoga wraps
  * any request that has a stream in a byte-counting TransformStream and a new Request, for a limit
  * (25 MB) above the listener's; making and piping those streams took about 4% of a worker's time
- * under distinct GraphQL queries.
+ * under distinct GraphQL queries. It is the Request of Yoga's own fetch API (@whatwg-node's), which
+ * reads Node's headers object where it is instead of copying it: Node's Request took 15 µs to make
+ * with its headers, this one 0.5.
  */
-export class ReadGraphqlRequest extends Request {
+export class ReadGraphqlRequest extends FetchRequest {
   constructor(
     url: string,
     method: string,
-    headers: Headers,
+    headers: HeadersInit,
     readonly readBytes: Buffer,
   ) {
     super(url, { method, headers });
