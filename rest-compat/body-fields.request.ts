@@ -1,4 +1,5 @@
 import { createGraphQLError } from '@graphql-tools/utils';
+import { Request as FetchRequest } from '@whatwg-node/fetch';
 import { GraphQLBoolean, isEqualType, isInputObjectType, isScalarType, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type TypeNode } from 'graphql';
 
 /**
@@ -7,7 +8,7 @@ import { GraphQLBoolean, isEqualType, isInputObjectType, isScalarType, Kind, typ
  * milliseconds and a second copy), reads only the path and the query string. The fields join the
  * variables in the operation's `execute` ({@link withBodyFields}).
  */
-export class BodyFieldsRequest extends Request {
+export class BodyFieldsRequest extends FetchRequest {
   constructor(
     url: string,
     method: string,

@@ -1,4 +1,5 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { Request as FetchRequest } from '@whatwg-node/fetch';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { pushIterator } from '../subgraphs/shared/pubsub/pubsub.js';
 import type { RouterExecutor } from './rest.js';
@@ -10,7 +11,7 @@ import type { RouterExecutor } from './rest.js';
  * way: the router puts the result object in `answer` ({@link useInProcessAnswers}) instead of
  * writing it out as JSON for this process to read back.
  */
-class ParsedJsonRequest extends Request {
+class ParsedJsonRequest extends FetchRequest {
   answer?: ExecutionResult;
 
   constructor(

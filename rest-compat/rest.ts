@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { filterSchema, MapperKind, mapSchema } from '@graphql-tools/utils';
+import { Request as FetchRequest } from '@whatwg-node/fetch';
 import { buildSchema, GraphQLObjectType, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createSofaRouter, createSofa } from 'sofa-api';
 import {
@@ -185,7 +186,7 @@ export function createRest(options: RestOptions): RestLayer {
       authorization: request.headers.get('authorization') ?? '',
       [PUBLIC_URL_HEADER]: request.url,
     };
-    const response = await sofa.fetch(body === undefined ? new Request(target, { method: request.method, headers }) : new BodyFieldsRequest(target, request.method, headers, body));
+    const response = await sofa.fetch(body === undefined ? new FetchRequest(target, { method: request.method, headers }) : new BodyFieldsRequest(target, request.method, headers, body));
     return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
   }
 }

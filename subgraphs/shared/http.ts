@@ -69,7 +69,7 @@ export function logAborts(log: Logger, request: IncomingMessage, response: Serve
 /** A Node request as a WHATWG Request, with its already-read body. */
 export function toRequest(request: IncomingMessage, body: Buffer): ReadBodyRequest {
   const method = request.method ?? 'GET';
-  return new ReadBodyRequest(publicUrl(request), method, headersOf(request), method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body);
+  return new ReadBodyRequest(publicUrl(request), method, request.headers as HeadersInit, method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body);
 }
 
 /** A Node request to the router's /graphql as a WHATWG Request, with its already-read body. */
@@ -77,40 +77,31 @@ export function toGraphqlRequest(request: IncomingMessage, body: Buffer): ReadGr
   return new ReadGraphqlRequest(publicUrl(request), request.method ?? 'GET', request.headers as HeadersInit, body);
 }
 
-function headersOf(request: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  return headers;
-}
-
 /**
  * A WHATWG Request over a body the listener has read. A handler that knows it takes the bytes as
- * they are (`readBytes`); any other reads the stream, which hands over the same bytes. A Request made
- * from the bytes themselves would copy them twice before anyone read them: megabytes, for a trace
- * sent to text_repr, and garbage to collect.
+ * they are (`readBytes`); any other reads them through the Request, which holds the same bytes
+ * (a stream of them is made only for a reader of `body`). Like every Request this process makes
+ * for itself, it is the Request of Yoga's and SOFA's fetch API (@whatwg-node's), which reads Node's
+ * headers object where it is: Node's own Request, with the headers copied, took 15 µs to make,
+ * this one 0.5.
  */
-export class ReadBodyRequest extends Request {
+export class ReadBodyRequest extends FetchRequest {
   constructor(
     url: string,
     method: string,
-    headers: Headers,
+    headers: HeadersInit,
     readonly readBytes: Buffer,
   ) {
-    super(url, { method, headers, body: readBytes.length === 0 ? undefined : streamOf(readBytes), duplex: 'half' } as RequestInit);
+    super(url, { method, headers, body: readBytes.length === 0 ? undefined : (readBytes as BodyInit) });
   }
 }
 
 /**
  * A GraphQL request over a body the listener has read and limited, with no stream: its body is
  * read by `text()`, `json()` or `arrayBuffer()` only, which are all Yoga's parsers use. Yoga wraps
- * any request that has a stream in a byte-counting TransformStream and a new Request, for a limit
+ * any request that has a body in a byte-counting TransformStream and a new Request, for a limit
  * (25 MB) above the listener's; making and piping those streams took about 4% of a worker's time
- * under distinct GraphQL queries. It is the Request of Yoga's own fetch API (@whatwg-node's), which
- * reads Node's headers object where it is instead of copying it: Node's Request took 15 µs to make
- * with its headers, this one 0.5.
+ * under distinct GraphQL queries.
  */
 export class ReadGraphqlRequest extends FetchRequest {
   constructor(
@@ -135,15 +126,6 @@ export class ReadGraphqlRequest extends FetchRequest {
     const { buffer, byteOffset, byteLength } = this.readBytes;
     return Promise.resolve(buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer);
   }
-}
-
-function streamOf(bytes: Buffer): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    pull(controller) {
-      controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      controller.close();
-    },
-  });
 }
 
 /** What the ingest endpoint takes: events by POST, and the preflight of browsers that send them. */
