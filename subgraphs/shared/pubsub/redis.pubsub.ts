@@ -6,14 +6,20 @@ type RedisClient = ReturnType<typeof createClient>;
 
 const INITIAL_ATTEMPTS = 3;
 
+/** This process's listeners of a channel, and the one listener given to Redis's client for them all. */
+interface ChannelListeners {
+  own: Set<(message: string) => void>;
+  dispatch: (message: string) => void;
+}
+
 /**
  * Redis pub/sub across processes. Publishing and subscribing use separate connections (a
  * subscribed connection can do nothing else); every channel and counter key carries `prefix` so
  * that deployments sharing a Redis never hear each other.
  */
 export class RedisPubSub implements PubSub {
-  /** This process's listeners per channel, and the one listener given to Redis's client for it. */
-  private readonly listeners = new Map<string, { own: Set<(message: string) => void>; dispatch: (message: string) => void }>();
+  private readonly listeners = new Map<string, ChannelListeners>();
+  private readonly refused = new Set<string>();
   private readonly pending = new Set<Promise<unknown>>();
   readonly store: KeyValueStore;
   readonly replay: EventLog;
@@ -24,6 +30,7 @@ export class RedisPubSub implements PubSub {
     private readonly prefix: string,
     private readonly log?: Logger,
   ) {
+    subscriber.on('ready', () => this.listenAgain());
     const key = (name: string) => `${prefix}kv:${name}`;
     this.store = {
       get: (name) => publisher.get(key(name)),
@@ -104,8 +111,7 @@ export class RedisPubSub implements PubSub {
       const own = new Set<(message: string) => void>();
       entry = { own, dispatch: (message) => own.forEach((listener) => listener(message)) };
       this.listeners.set(channel, entry);
-      const subscribed = this.subscriber.subscribe(channel, entry.dispatch).finally(() => this.pending.delete(subscribed));
-      this.pending.add(subscribed);
+      this.listen(channel, entry);
     }
     const { own, dispatch } = entry;
     const listener = (message: string) => push(JSON.parse(message) as Envelope<T>);
@@ -121,6 +127,28 @@ export class RedisPubSub implements PubSub {
     });
     own.add(listener);
     return iterator;
+  }
+
+  /**
+   * Subscribes the channel. Redis's client subscribes again after a reconnect only to channels it
+   * had subscribed, so one refused while Redis was unreachable (at once: commands are not queued
+   * offline) waits in `refused` until the client is ready again.
+   */
+  private listen(channel: string, entry: ChannelListeners): void {
+    const subscribed = this.subscriber
+      .subscribe(channel, entry.dispatch)
+      .catch(() => void this.refused.add(channel))
+      .finally(() => this.pending.delete(subscribed));
+    this.pending.add(subscribed);
+  }
+
+  /** Asks again for the channels refused while Redis was unreachable that someone here still listens to. */
+  private listenAgain(): void {
+    for (const channel of this.refused) {
+      this.refused.delete(channel);
+      const entry = this.listeners.get(channel);
+      if (entry) this.listen(channel, entry);
+    }
   }
 
   /** Resolves once Redis has confirmed every pending SUBSCRIBE (tests publish right after). */
