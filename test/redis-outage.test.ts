@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { RedisPubSub } from '../subgraphs/shared/pubsub/redis.pubsub.js';
 import { api } from './kit/http.js';
 import { freePort, startPlatform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
+
+const PREFIX = `redis-outage-${process.pid}:`;
 
 /** A Redis of this test's own, so that it can be stopped without disturbing other suites. */
 async function ownRedis(port: number): Promise<ChildProcess> {
@@ -56,4 +59,26 @@ describe('when Redis fails', () => {
     }).catch((error: Error) => error.message);
     expect(failed).toMatch(/^invalid setting REDIS_URL: cannot connect to Redis: .+$/m);
   });
+
+  it('subscribes once Redis is back to a topic first asked for while it was down', async () => {
+    const port = await freePort();
+    let server = await ownRedis(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const [publisher, subscriber] = [await RedisPubSub.connect(url, PREFIX), await RedisPubSub.connect(url, PREFIX)];
+    try {
+      server.kill('SIGKILL');
+      await expect.poll(() => subscriber.healthy()).toBe(false);
+      const events = subscriber.subscribe<{ n: number }>('asked-while-down');
+      await subscriber.ready();
+      server = await ownRedis(port);
+      await expect.poll(() => publisher.healthy() && subscriber.healthy(), { timeout: 10_000 }).toBe(true);
+      let received: unknown;
+      void events.next().then(({ value }) => (received = value));
+      await expect.poll(async () => (await publisher.publish('asked-while-down', { n: 1 }), received), { timeout: 10_000, interval: 200 }).toMatchObject({ payload: { n: 1 } });
+      await events.return!();
+    } finally {
+      await Promise.all([publisher.close(), subscriber.close()]);
+      server.kill('SIGKILL');
+    }
+  }, 30_000);
 });

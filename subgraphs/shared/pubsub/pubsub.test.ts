@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer, type AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryPubSub } from './memory.pubsub.js';
@@ -72,49 +70,4 @@ describe(RedisPubSub.name, () => {
   it('needs a channel prefix', async () => {
     await expect(RedisPubSub.connect(inject('redisUrl'), '')).rejects.toThrow(/prefix/);
   });
-
-  it('subscribes once Redis is back to a topic first asked for while it was down', async () => {
-    const port = await freePort();
-    let redis = await ownRedis(port);
-    const url = `redis://127.0.0.1:${port}`;
-    const [publisher, subscriber] = [await RedisPubSub.connect(url, prefix), await RedisPubSub.connect(url, prefix)];
-    try {
-      redis.kill('SIGKILL');
-      await expect.poll(() => subscriber.healthy()).toBe(false);
-      const events = subscriber.subscribe<{ n: number }>('asked-while-down');
-      await subscriber.ready();
-      redis = await ownRedis(port);
-      await expect.poll(() => publisher.healthy() && subscriber.healthy(), { timeout: 10_000 }).toBe(true);
-      let received: unknown;
-      void events.next().then(({ value }) => (received = value));
-      await expect.poll(async () => (await publisher.publish('asked-while-down', { n: 1 }), received), { timeout: 10_000, interval: 200 }).toMatchObject({ payload: { n: 1 } });
-      await events.return!();
-    } finally {
-      await Promise.all([publisher.close(), subscriber.close()]);
-      redis.kill('SIGKILL');
-    }
-  }, 30_000);
 });
-
-/** A Redis of this test's own, so that it can be stopped without disturbing other suites. */
-async function ownRedis(port: number): Promise<ChildProcess> {
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await expect.poll(() => isListening(port), { timeout: 5000, interval: 100 }).toBe(true);
-  return server;
-}
-
-function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => resolve(socket.end() && true)).on('error', () => resolve(false));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
