@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RequestTimeoutError } from './errors.js';
-import { readBody, ReadBodyRequest, ReadGraphqlRequest, utf8Text } from './http.js';
+import { Response as FetchResponse } from '@whatwg-node/fetch';
+import { readBody, ReadBodyRequest, ReadGraphqlRequest, utf8Text, writeResponse } from './http.js';
 
 describe('readBody', () => {
   it('fails with a 408 when the body stops arriving for idleMs, and reads a body that keeps coming', async () => {
@@ -72,5 +73,57 @@ describe('ReadGraphqlRequest', () => {
     expect(Buffer.from(await request().arrayBuffer())).toEqual(bytes);
     const parsed = (read: () => Promise<unknown>) => read().then((value) => ({ value }), (error: Error) => ({ error: `${error.name}: ${error.message}` }));
     expect(await parsed(() => request().json())).toEqual(await parsed(async () => JSON.parse(text)));
+  });
+});
+
+describe('writeResponse', () => {
+  const sse = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(Buffer.from('event: a\ndata: 1\n\n'));
+          controller.enqueue(Buffer.from('event: b\ndata: 2\n\n'));
+          controller.close();
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+  const answers: Record<string, () => Response> = {
+    yoga: () => new FetchResponse('{"data": {"name": "ünïcode"}}', { status: 201, headers: { 'content-type': 'application/json' } }) as unknown as Response,
+    node: () => new Response(new Uint8Array([1, 2, 3]), { headers: { 'content-type': 'application/octet-stream' } }),
+    cookies: () => new Response('{}', { headers: [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['content-type', 'application/json']] }),
+    empty: () => new Response(null, { status: 204 }),
+    sse,
+  };
+
+  async function served<T>(use: (url: string) => Promise<T>): Promise<T> {
+    const server = createServer((request, response) => void writeResponse(answers[request.url!.slice(1)]!(), response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      return await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    } finally {
+      server.close();
+    }
+  }
+
+  it('writes a whole answer in one piece with its length, whichever Response made it', async () => {
+    await served(async (url) => {
+      const yoga = await fetch(`${url}/yoga`);
+      expect([yoga.status, yoga.headers.get('content-length'), yoga.headers.get('transfer-encoding')]).toEqual([201, String(Buffer.byteLength('{"data": {"name": "ünïcode"}}')), null]);
+      expect(await yoga.json()).toEqual({ data: { name: 'ünïcode' } });
+      const node = await fetch(`${url}/node`);
+      expect([node.headers.get('content-length'), [...new Uint8Array(await node.arrayBuffer())]]).toEqual(['3', [1, 2, 3]]);
+      expect((await fetch(`${url}/cookies`)).headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+      const empty = await fetch(`${url}/empty`);
+      expect([empty.status, empty.headers.get('content-length'), await empty.text()]).toEqual([204, null, '']);
+    });
+  });
+
+  it('writes an event stream as it comes, without a length', async () => {
+    await served(async (url) => {
+      const stream = await fetch(`${url}/sse`);
+      expect([stream.headers.get('content-length'), stream.headers.get('transfer-encoding')]).toEqual([null, 'chunked']);
+      expect(await stream.text()).toBe('event: a\ndata: 1\n\nevent: b\ndata: 2\n\n');
+    });
   });
 });
