@@ -1,27 +1,11 @@
 import { createGraphQLError } from '@graphql-tools/utils';
-import { Request as FetchRequest } from '@whatwg-node/fetch';
 import { GraphQLBoolean, isEqualType, isInputObjectType, isScalarType, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type TypeNode } from 'graphql';
 
 /**
- * A request to SOFA whose JSON body this layer has already read and typed: it carries the fields
- * as an object and no body, so SOFA, which would parse the text again (a 2 MB trace for text_repr:
- * milliseconds and a second copy), reads only the path and the query string. The fields join the
- * variables in the operation's `execute` ({@link withBodyFields}).
- */
-export class BodyFieldsRequest extends FetchRequest {
-  constructor(
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    readonly fields: Record<string, unknown>,
-  ) {
-    super(url, { method, headers });
-  }
-}
-
-/**
- * The operation's variables with the body's fields added, as SOFA adds them: a path parameter or a
- * non-empty query parameter of the same name wins, and a value is read by its variable's type as
+ * The operation's variables with the body's fields added. SOFA is handed a request without a body,
+ * and the fields (read and typed by this layer) in its context: it would parse the text again (a
+ * 2 MB trace for text_repr: milliseconds and a second copy). They are added as SOFA adds them: a
+ * path parameter or a non-empty query parameter of the same name wins, and a value is read by its variable's type as
  * SOFA reads one ({@link sofaValue}). Unlike SOFA, which drops them, a null field is passed as an
  * explicit null: `{"content": null}` means null, as over GraphQL, and a required field sent as null
  * is "may not be null", not "required".

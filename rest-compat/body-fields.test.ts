@@ -1,7 +1,7 @@
 import { buildSchema, type DocumentNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { describe, expect, it } from 'vitest';
-import { BodyFieldsRequest, withBodyFields } from './body-fields.request.js';
+import { withBodyFields } from './body-fields.js';
 
 const schema = buildSchema(`
   scalar JSON
@@ -19,7 +19,6 @@ function sofaRouter() {
       basePath: '/api',
       schema,
       routes: { 'Mutation.save': { method: 'POST', path: '/projects/:project_id/save' } },
-      context: ({ request }: { request: Request }) => ({ fields: request instanceof BodyFieldsRequest ? request.fields : undefined }),
       execute: (async (args: { document: DocumentNode; variableValues?: Record<string, unknown>; contextValue: { fields?: Record<string, unknown> } }) => ({
         data: { save: withBodyFields(schema, args.document, args.variableValues ?? {}, args.contextValue.fields) },
       })) as never,
@@ -35,7 +34,7 @@ async function bothWays(body: Record<string, unknown>, query = ''): Promise<[unk
   const url = `http://rest/api/projects/7/save${query}`;
   const headers = { 'content-type': 'application/json' };
   const bySofa = await router.fetch(new Request(url, { method: 'POST', headers, body: JSON.stringify(body) }));
-  const handedOver = await router.fetch(new BodyFieldsRequest(url, 'POST', headers, body));
+  const handedOver = await router.fetch(new Request(url, { method: 'POST' }), { fields: body });
   return [await bySofa.json(), await handedOver.json()];
 }
 
