@@ -81,4 +81,20 @@ describe('when Redis fails', () => {
       server.kill('SIGKILL');
     }
   }, 30_000);
+
+  it('closes its connections when Redis stops answering, instead of waiting on QUIT for ever', async () => {
+    const port = await freePort();
+    const server = await ownRedis(port);
+    const pubsub = await RedisPubSub.connect(`redis://127.0.0.1:${port}`, PREFIX);
+    try {
+      // Stopped, not killed: the connections stay open and read as ready, and QUIT is never answered.
+      server.kill('SIGSTOP');
+      expect(pubsub.healthy()).toBe(true);
+      await pubsub.close();
+      expect(pubsub.healthy()).toBe(false);
+    } finally {
+      server.kill('SIGCONT');
+      server.kill('SIGKILL');
+    }
+  }, 20_000);
 });

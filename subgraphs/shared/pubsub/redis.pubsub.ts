@@ -5,6 +5,8 @@ import { pushIterator, type Envelope, type EventLog, type KeyValueStore, type Pu
 type RedisClient = ReturnType<typeof createClient>;
 
 const INITIAL_ATTEMPTS = 3;
+/** How long closing waits for Redis to answer the commands already sent before it drops the connection. */
+const DRAIN_DEADLINE_MS = 2000;
 
 /** This process's listeners of a channel, and the one listener given to Redis's client for them all. */
 interface ChannelListeners {
@@ -156,11 +158,24 @@ export class RedisPubSub implements PubSub {
     await Promise.allSettled([...this.pending]);
   }
 
+  /**
+   * Drops both connections, the publisher's once Redis has answered what was sent on it (at most
+   * DRAIN_DEADLINE_MS). Not QUIT: once said, node-redis waits for its answer before it lets go of
+   * the socket, and a Redis that died or hangs while the client still reads as ready never gives
+   * one, so a graceful shutdown during a Redis failure never ended.
+   */
   async close(): Promise<void> {
     this.listeners.clear();
-    // A connection that is down (Redis gone) would wait for a reconnect to say QUIT: drop it.
-    await Promise.allSettled(
-      [this.publisher, this.subscriber].map((client) => (client.isReady ? client.quit() : client.isOpen ? client.destroy() : undefined)),
-    );
+    // Every channel is left with it: nothing sent on the subscriber is worth waiting for.
+    if (this.subscriber.isOpen) this.subscriber.destroy();
+    if (this.publisher.isReady) await answeredWithin(this.publisher.ping(), DRAIN_DEADLINE_MS);
+    if (this.publisher.isOpen) this.publisher.destroy();
   }
+}
+
+/** Waits for a reply, or for `ms`, whichever comes first (Redis answers in order: a PING's reply follows every earlier one). */
+async function answeredWithin(reply: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([reply.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
