@@ -13,6 +13,13 @@ describe(exceedsDepth.name, () => {
     for (let i = 0; i < 100_000; i++) value = [value];
     expect(exceedsDepth(value)).toBe(true);
   });
+
+  it('asks about shape only: a string PostgreSQL could not store neither hides a value too deep nor counts as one', () => {
+    const deep = { b: { c: { d: {} } } };
+    expect(exceedsDepth({ a: 'x\u0000', deep }, 3)).toBe(true);
+    expect(exceedsDepth({ deep, a: 'x\ud800' }, 3)).toBe(true);
+    expect(exceedsDepth({ a: 'x\u0000', b: ['\ud800'] }, 3)).toBe(false);
+  });
 });
 
 describe('isUuid and jsonSize', () => {
