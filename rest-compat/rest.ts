@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { filterSchema } from '@graphql-tools/utils';
 import { Request as FetchRequest } from '@whatwg-node/fetch';
 import { buildSchema, print, type DocumentNode, type ExecutionResult } from 'graphql';
@@ -15,7 +14,7 @@ import {
   type AppError,
 } from '../subgraphs/shared/errors.js';
 import { DEFAULT_MAX_INGEST_BODY_BYTES } from '../subgraphs/shared/config.js';
-import { ReadBodyRequest, utf8Text, type ReadRequest } from '../subgraphs/shared/http.js';
+import { ReadBodyRequest, strictUtf8Text, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
@@ -220,8 +219,8 @@ async function readBody(request: Request, method: string): Promise<Record<string
   // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
   if (method === 'GET') return undefined;
   const bytes = request instanceof ReadBodyRequest ? request.readBytes : Buffer.from(await request.arrayBuffer());
-  if (!isUtf8(bytes)) return fail(new ParseError(NOT_UTF8));
-  const text = utf8Text(bytes);
+  const text = strictUtf8Text(bytes);
+  if (text === undefined) return fail(new ParseError(NOT_UTF8));
   if (!text.trim()) return {};
   let parsed: unknown;
   try {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RequestTimeoutError } from './errors.js';
 import { Response as FetchResponse } from '@whatwg-node/fetch';
-import { readBody, ReadBodyRequest, ReadGraphqlRequest, utf8Text, writeResponse } from './http.js';
+import { readBody, ReadBodyRequest, ReadGraphqlRequest, strictUtf8Text, utf8Text, writeResponse } from './http.js';
 
 describe('readBody', () => {
   it('fails with a 408 when the body stops arriving for idleMs, and reads a body that keeps coming', async () => {
@@ -50,6 +50,16 @@ describe('utf8Text', () => {
     for (const bytes of [Buffer.from('{"a": "plain"}'), Buffer.from('{"a": "é 😀 ü"}'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), Buffer.alloc(0)]) {
       expect(utf8Text(bytes)).toBe(bytes.toString('utf8'));
     }
+  });
+});
+
+describe('strictUtf8Text', () => {
+  it('reads ASCII and other UTF-8 as a UTF-8 decoding does, and refuses bytes that are not UTF-8', () => {
+    for (const bytes of [Buffer.from('{"a": "plain"}'), Buffer.from('{"a": "é 😀 ü"}'), Buffer.alloc(0)]) {
+      expect(strictUtf8Text(bytes)).toBe(bytes.toString('utf8'));
+    }
+    expect(strictUtf8Text(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))).toBeUndefined();
+    expect(strictUtf8Text(Buffer.from([0x7b, 0xc3]))).toBeUndefined();
   });
 });
 

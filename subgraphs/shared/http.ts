@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Request as FetchRequest } from '@whatwg-node/fetch';
 import { contractError, MethodNotAllowedError, NotFoundError, RequestTimeoutError, retryAfterHeader, SERVER_ERROR_BODY, type AppError, type ErrorBody } from './errors.js';
@@ -16,6 +16,12 @@ export function isGzip(bytes: Uint8Array): boolean {
  */
 export function utf8Text(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/** The text of a body that is UTF-8, or undefined when it is not. ASCII is UTF-8 without a second look. */
+export function strictUtf8Text(bytes: Buffer): string | undefined {
+  if (isAscii(bytes)) return bytes.toString('latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : undefined;
 }
 
 /** readBody's failure when the client's connection ends before its body does: nobody waits for an answer. */
