@@ -16,7 +16,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RESULTS_FILE = join(ROOT, 'test/bench/RESULTS.md');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
-const TARGET_MS = 50;
+/** p50 goals of the 2 MB generation through REST: issue 19's, and issue 5's before it. */
+const TARGETS_MS = [10, 50];
 
 interface Figure {
   label: string;
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   const generationBody = JSON.stringify({ event_type: '$ai_generation', data: generation });
   const traceBody = JSON.stringify({ event_type: '$ai_trace', data: trace });
   say(`Request bodies: generation ${(generationBody.length / 1e6).toFixed(2)} MB, trace ${(traceBody.length / 1e6).toFixed(2)} MB`);
-  figures.push(await timeRest('REST: 2 MB generation', () => call('text_repr', generationBody), `${TARGET_MS} ms p50 target`));
+  figures.push(await timeRest('REST: 2 MB generation', () => call('text_repr', generationBody), TARGETS_MS));
   figures.push(await timeRest('REST: 1,000-span trace, 12 levels', () => call('text_repr', traceBody)));
 
   await call('provider_keys', JSON.stringify({ provider: 'openai', name: 'bench', api_key: 'sk-valid-bench-0001', set_as_active: true }), 201);
@@ -100,7 +101,7 @@ function timeFunction(label: string, work: () => unknown): Figure {
   return { label, p50, p99 };
 }
 
-async function timeRest(label: string, work: () => Promise<void>, note?: string): Promise<Figure> {
+async function timeRest(label: string, work: () => Promise<void>, targets: readonly number[] = []): Promise<Figure> {
   for (let index = 0; index < Math.ceil(RUNS / 10); index++) await work();
   const timings: number[] = [];
   for (let index = 0; index < RUNS; index++) {
@@ -110,7 +111,8 @@ async function timeRest(label: string, work: () => Promise<void>, note?: string)
   }
   const { p50, p99 } = percentiles(timings);
   say(`${label}: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
-  return { label, p50, p99, note: note ? `${note}: ${p50 < TARGET_MS ? 'met' : 'not met'}` : undefined };
+  const note = targets.map((target) => `p50 < ${target} ms: ${p50 < target ? 'met' : 'not met'}`).join('; ');
+  return { label, p50, p99, note };
 }
 
 /** POSTs a body to an llm_analytics path and checks the status. */
