@@ -5,10 +5,10 @@ import { GraphQLBoolean, isEqualType, isInputObjectType, isScalarType, Kind, typ
  * The operation's variables with the body's fields added. SOFA is handed a request without a body,
  * and the fields (read and typed by this layer) in its context: it would parse the text again (a
  * 2 MB trace for text_repr: milliseconds and a second copy). They are added as SOFA adds them: a
- * path parameter or a non-empty query parameter of the same name wins, and a value is read by its variable's type as
- * SOFA reads one ({@link sofaValue}). Unlike SOFA, which drops them, a null field is passed as an
- * explicit null: `{"content": null}` means null, as over GraphQL, and a required field sent as null
- * is "may not be null", not "required".
+ * path parameter or a non-empty query parameter of the same name wins, and a value is read by its
+ * variable's type as SOFA reads one ({@link sofaValue}). Unlike SOFA, which drops them, a null field
+ * is passed as an explicit null: `{"content": null}` means null, as over GraphQL, and a required
+ * field sent as null is "may not be null", not "required".
  */
 export function withBodyFields(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, fields: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!fields) return variables;
