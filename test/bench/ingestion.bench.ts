@@ -20,7 +20,8 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH_SIZE = 1000;
 const SENDERS = 4;
-const TARGET_RATIO = 0.5;
+/** /batch/ ÷ raw COPY on the server: issue 19's goal, and the ingestion issue's before it. */
+const TARGET_RATIOS = [0.8, 0.5];
 const SENDER_NICENESS = 10;
 /** One instant for every generation pass, so that the COPY rows are the events sent. */
 const NOW = Date.now();
@@ -158,8 +159,9 @@ function report(runs: Run[], startLoad: number, code: string, eventBytes: number
       `| ${run.mode} | ${Math.round(run.batchPerSecond).toLocaleString('en')} | ${Math.round(run.copyPerSecond).toLocaleString('en')} | ${(run.batchPerSecond / run.copyPerSecond).toFixed(2)} | ${run.latency.p50.toFixed(0)} / ${run.latency.p99.toFixed(0)} | ${run.stored.toLocaleString('en')} | ${run.persons.toLocaleString('en')} |`,
   );
   const table = ['| database | /batch/ events/s | raw COPY rows/s | ratio | batch p50 / p99 (ms) | events stored | persons |', '|---|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
-  const met = runs[0]!.batchPerSecond / runs[0]!.copyPerSecond >= TARGET_RATIO;
-  say(`\n${table}\n\nTarget: /batch/ at least ${TARGET_RATIO * 100}% of raw COPY on the server: ${met ? 'met' : 'not met'}.`);
+  const ratio = runs[0]!.batchPerSecond / runs[0]!.copyPerSecond;
+  const targets = `Targets, /batch/ against raw COPY on the server: ${TARGET_RATIOS.map((target) => `at least ${target * 100}%: ${ratio >= target ? 'met' : 'not met'}`).join('; ')}.`;
+  say(`\n${table}\n\n${targets}`);
   appendFileSync(
     RESULTS_FILE,
     [
@@ -178,7 +180,7 @@ function report(runs: Run[], startLoad: number, code: string, eventBytes: number
       '',
       table,
       '',
-      `Target: /batch/ at least ${TARGET_RATIO * 100}% of raw COPY on the server: ${met ? 'met' : 'not met'}.`,
+      targets,
       '',
     ].join('\n'),
   );
