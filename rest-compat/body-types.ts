@@ -11,11 +11,8 @@ const FALSE = new Set<unknown>([false, 0, 'false', 'False', 'FALSE', 'no', 'No',
  * `"maybe"` into false. Returns the body to send (the same object when nothing changed).
  */
 export function typedBody(schema: GraphQLSchema, field: string, body: Record<string, unknown>, pathParams: string[] = []): Record<string, unknown> {
-  const [operation, name] = field.split('.') as ['Query' | 'Mutation', string];
-  const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
-  const args = root?.getFields()[name]?.args ?? [];
   let typed = body;
-  for (const arg of args) {
+  for (const arg of operationArgs(schema, field)) {
     // Path parameters win over the body (SOFA's rule): a body field of that name is not read.
     if (pathParams.includes(arg.name) || !(arg.name in body) || body[arg.name] === null || body[arg.name] === undefined) continue;
     const value = coerce(arg, arg.type, body[arg.name]);
@@ -25,6 +22,27 @@ export function typedBody(schema: GraphQLSchema, field: string, body: Record<str
     }
   }
   return typed;
+}
+
+/**
+ * A query string's boolean and number arguments read the same way, and written as SOFA reads them
+ * (it takes only `true` as true, and answers a non-number with graphql's wording and no field):
+ * `?debug=maybe` or `?limit=abc` is a 400 on that parameter.
+ */
+export function typedQuery(schema: GraphQLSchema, field: string, params: URLSearchParams): URLSearchParams {
+  for (const arg of operationArgs(schema, field)) {
+    const value = params.get(arg.name);
+    const named = getNamedType(arg.type);
+    if (value === null || isListType(isNonNullType(arg.type) ? arg.type.ofType : arg.type)) continue;
+    if (named === GraphQLBoolean || named === GraphQLInt || named === GraphQLFloat) params.set(arg.name, String(coerce(arg, arg.type, value)));
+  }
+  return params;
+}
+
+function operationArgs(schema: GraphQLSchema, field: string): readonly GraphQLArgument[] {
+  const [operation, name] = field.split('.') as ['Query' | 'Mutation', string];
+  const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
+  return root?.getFields()[name]?.args ?? [];
 }
 
 function coerce(arg: GraphQLArgument, type: GraphQLInputType, value: unknown): unknown {
@@ -43,22 +61,22 @@ function coerce(arg: GraphQLArgument, type: GraphQLInputType, value: unknown): u
   if (named === GraphQLBoolean) {
     if (TRUE.has(value)) return true;
     if (FALSE.has(value)) return false;
-    throw new ValidationError('Must be a valid boolean.', arg.name, 'invalid');
+    throw new ValidationError('Must be a valid boolean.', arg.name, 'invalid_input');
   }
   if (named === GraphQLInt) {
     const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', arg.name, 'invalid');
+    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', arg.name, 'invalid_input');
     if (Math.abs(number) > 2_147_483_647) throw new ValidationError('Ensure this value is a 32-bit integer.', arg.name, 'max_value');
     return number;
   }
   if (named === GraphQLFloat) {
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', arg.name, 'invalid');
+    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', arg.name, 'invalid_input');
     return number;
   }
   if (named === GraphQLString || named === GraphQLID) {
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', arg.name, 'invalid');
+    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', arg.name, 'invalid_input');
     return value;
   }
   return value;

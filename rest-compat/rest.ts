@@ -18,7 +18,7 @@ import { ReadBodyRequest, strictUtf8Text, type ReadRequest } from '../subgraphs/
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
-import { typedBody } from './body-types.js';
+import { typedBody, typedQuery } from './body-types.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
 import { withBodyFields } from './body-fields.js';
@@ -160,18 +160,18 @@ export function createRest(options: RestOptions): RestLayer {
     }
     let body = await readBody(request, match.route.method);
     if (body instanceof Response) return body;
-    if (body) {
-      try {
-        body = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
-      } catch (error) {
-        if (error instanceof ValidationError) return fail(error);
-        throw error;
-      }
+    let query: URLSearchParams;
+    try {
+      if (body) body = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
+      query = typedQuery(schema, match.route.field, pagingQuery(url.searchParams, match.query, match.route.ownLimit === true));
+    } catch (error) {
+      if (error instanceof ValidationError) return fail(error);
+      throw error;
     }
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
     }
-    const target = `http://rest${API_PREFIX}${match.path}${pagingQuery(url.searchParams, match.query, match.route.ownLimit === true)}`;
+    const target = `http://rest${API_PREFIX}${match.path}${query.size > 0 ? `?${query}` : ''}`;
     const context: RestContext = { authorization: request.headers.get('authorization'), publicUrl: url, bodyFields: body };
     // Every route has its handler: restOpenApi refuses to start where SOFA has no operation for one.
     const response = await handlers.get(routeKey(match.route))!(withParams(new FetchRequest(target, { method: request.method }), match), context);
@@ -241,7 +241,7 @@ async function readBody(request: Request, method: string): Promise<Record<string
  * `offset` that is not a valid number falls back to the default instead of failing (unless the
  * route's `limit` is its own argument).
  */
-function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, ownLimit: boolean): string {
+function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, ownLimit: boolean): URLSearchParams {
   const kept = new URLSearchParams(fromPath);
   for (const [name, value] of params) {
     if (name === 'limit' && !ownLimit && !/^[1-9]\d{0,8}$/.test(value)) continue;
@@ -250,8 +250,7 @@ function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, 
     if (Object.hasOwn(fromPath, name)) continue;
     kept.append(name, value);
   }
-  const text = kept.toString();
-  return text ? `?${text}` : '';
+  return kept;
 }
 
 /**

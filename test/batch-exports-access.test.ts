@@ -228,7 +228,7 @@ const INVALID: { name: string; method: 'POST' | 'PATCH'; body: () => Record<stri
   { name: 'offset_day on a daily interval', method: 'POST', body: createBody({ offset_day: 1 }), code: 'invalid_input', attr: 'offset_day' },
   { name: 'offset_hour 24', method: 'POST', body: createBody({ offset_hour: 24 }), code: 'max_value', attr: 'offset_hour' },
   { name: "timezone 'Mars/Olympus'", method: 'POST', body: createBody({ timezone: 'Mars/Olympus' }), code: 'invalid_choice', attr: 'timezone' },
-  { name: "start_at 'yesterday'", method: 'POST', body: createBody({ start_at: 'yesterday' }), code: 'invalid', attr: 'start_at' },
+  { name: "start_at 'yesterday'", method: 'POST', body: createBody({ start_at: 'yesterday' }), code: 'invalid_input', attr: 'start_at' },
   { name: 'start_at after end_at', method: 'POST', body: createBody({ start_at: '2027-02-01T00:00:00Z', end_at: '2027-01-01T00:00:00Z' }), code: 'invalid_input', attr: 'end_at' },
   { name: "destination type 'Snowflake'", method: 'POST', body: createBody({ destination: { type: 'Snowflake', config: {} } }), code: 'invalid_input', attr: 'destination__type' },
   { name: "destination type 'FTP'", method: 'POST', body: createBody({ destination: { type: 'FTP', config: {} } }), code: 'invalid_choice', attr: 'destination__type' },

@@ -105,7 +105,7 @@ describe('POST /batch/', () => {
       ['a missing distinct_id', { distinct_id: undefined, properties: {} }, 'batch__1__distinct_id', 'required'],
       ['a distinct_id over 200 characters', { distinct_id: 'x'.repeat(201) }, 'batch__1__distinct_id', 'max_length'],
       ['a missing timestamp', { timestamp: undefined }, 'batch__1__timestamp', 'required'],
-      ['an unparseable timestamp', { timestamp: '31/12/2025' }, 'batch__1__timestamp', 'invalid'],
+      ['an unparseable timestamp', { timestamp: '31/12/2025' }, 'batch__1__timestamp', 'invalid_input'],
       ['a timestamp under 48 hours old', { timestamp: daysAgo(1) }, 'batch__1__timestamp', 'too_recent'],
     ])('answers 400 for %s, naming the event and field, and stores nothing of the batch', async (_case, fields, attr, code) => {
       const owner = await freshTenant();
@@ -146,7 +146,7 @@ describe('POST /batch/', () => {
       const withUuid = Buffer.from(huge.toString().replace('"event": "x"', `"event": "x", "uuid": "${crypto.randomUUID()}"`));
       const refused = await postBatch(stack, withUuid);
       // The database's own message quotes the statement: the answer says what was wrong in its own words.
-      expect(refused).toMatchObject({ status: 400, body: { code: 'invalid', detail: expect.stringContaining('out of range') } });
+      expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_input', detail: expect.stringContaining('out of range') } });
       expect(refused.body.detail).not.toMatch(/select|jsonb|\$1/i);
       const nested = `${'['.repeat(70)}"a\\u0000b"${']'.repeat(70)}`;
       const deepNul = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"deep": ${nested}}}]}`);

@@ -123,7 +123,7 @@ describe('provider keys', () => {
     const owner = await tenant('llm-ascii');
     const before = llm.requests.length;
     for (const apiKey of ['sk-valid-ключ-123', 'sk-valid-\u0001-123']) {
-      expect((await create(owner, { provider: 'openai', name: 'x', api_key: apiKey })).body).toMatchObject({ attr: 'api_key', code: 'invalid' });
+      expect((await create(owner, { provider: 'openai', name: 'x', api_key: apiKey })).body).toMatchObject({ attr: 'api_key', code: 'invalid_input' });
       const checked = await api(stack.url, 'POST', `/api/environments/${owner.environment_id}/llm_analytics/provider_key_validations/`, { key: owner.personal_api_key, body: { api_key: apiKey } });
       expect(checked.status).toBe(400);
     }

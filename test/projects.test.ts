@@ -99,12 +99,12 @@ describe('projects over REST', () => {
   });
 
   it.each([
-    [{ timezone: 'Mars/Olympus' }, 'timezone', 'invalid'],
-    [{ session_recording_sample_rate: '1.5' }, 'session_recording_sample_rate', 'invalid'],
-    [{ session_recording_minimum_duration_milliseconds: 40000 }, 'session_recording_minimum_duration_milliseconds', 'max_length'],
+    [{ timezone: 'Mars/Olympus' }, 'timezone', 'invalid_choice'],
+    [{ session_recording_sample_rate: '1.5' }, 'session_recording_sample_rate', 'invalid_input'],
+    [{ session_recording_minimum_duration_milliseconds: 40000 }, 'session_recording_minimum_duration_milliseconds', 'max_value'],
     [{ week_start_day: 3 }, 'week_start_day', 'invalid_choice'],
     [{ business_model: 'b2x' }, 'business_model', 'invalid_choice'],
-    [{ correlation_config: { big: 'x'.repeat(70_000) } }, 'correlation_config', 'invalid'],
+    [{ correlation_config: { big: 'x'.repeat(70_000) } }, 'correlation_config', 'invalid_input'],
     [{ anonymize_ips: null }, 'anonymize_ips', 'null'],
     [{ name: '' }, 'name', 'blank'],
   ])('answers 400 for %j with attr %s and changes nothing', async (body, attr, code) => {
@@ -154,7 +154,7 @@ describe('projects and environments over GraphQL', () => {
     const changed = await gql(stack.graphqlUrl, 'mutation ($id: Int!) { update_environment(id: $id, heatmaps_opt_in: true) { heatmaps_opt_in project { id name } } }', { id: owner.environment_id }, owner.personal_api_key);
     expect(changed.data.update_environment).toMatchObject({ heatmaps_opt_in: true, project: { id: owner.project_id } });
     const invalid = await gql(stack.graphqlUrl, 'mutation ($id: Int!) { update_environment(id: $id, timezone: "Nowhere/Land") { id } }', { id: owner.environment_id }, owner.personal_api_key);
-    expect(invalid.errors?.[0]?.extensions).toMatchObject({ code: 'invalid', attr: 'timezone', status: 400 });
+    expect(invalid.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_choice', attr: 'timezone', status: 400 });
   });
 });
 
@@ -272,7 +272,7 @@ describe('settings_as_of over REST', () => {
     expect(missing.body).toMatchObject({ type: 'validation_error', attr: 'at', code: 'required' });
     const bad = await api(stack.url, 'GET', `${base}?at=yesterday`, { key: own.personal_api_key });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ attr: 'at', code: 'invalid' });
+    expect(bad.body).toMatchObject({ attr: 'at', code: 'invalid_input' });
     expect((await api(stack.url, 'GET', `${base}?at=${encodeURIComponent(before)}`, { key: outsider.personal_api_key })).status).toBe(403);
   });
 });

@@ -23,7 +23,7 @@ describe('REST body field types', () => {
     expect((await patchMe({ anonymize_data: 'true' })).body.anonymize_data).toBe(true);
     const refused = await patchMe({ anonymize_data: 'maybe' });
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ type: 'validation_error', code: 'invalid', detail: 'Must be a valid boolean.', attr: 'anonymize_data' });
+    expect(refused.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Must be a valid boolean.', attr: 'anonymize_data' });
     expect((await api(stack.url, 'GET', '/api/users/@me/', { key: owner.personal_api_key })).body.anonymize_data).toBe(true);
   });
 
@@ -36,6 +36,19 @@ describe('REST body field types', () => {
     expect(week.body.week_start_day).toBe(1);
     expect((await patchProject({ week_start_day: 'monday' })).body).toMatchObject({ attr: 'week_start_day', detail: 'A valid integer is required.' });
     expect((await patchProject({ week_start_day: 1.5 })).body).toMatchObject({ attr: 'week_start_day' });
+  });
+
+  it('reads query-string booleans and integers the same way, with a 400 on the parameter', async () => {
+    const listing = (query: string) => api(stack.url, 'GET', `/api/environments/${owner.environment_id}/endpoints/${query}`, { key: owner.personal_api_key });
+    expect((await listing('?created_by=abc')).body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'A valid integer is required.', attr: 'created_by' });
+    expect((await listing('?created_by=2.5')).body).toMatchObject({ attr: 'created_by', detail: 'A valid integer is required.' });
+    const mine = await listing('?created_by=1');
+    expect(mine.status, mine.text).toBe(200);
+    const run = (query: string) => api(stack.url, 'GET', `/api/environments/${owner.environment_id}/endpoints/missing/run/${query}`, { key: owner.personal_api_key });
+    expect((await run('?debug=maybe')).body).toMatchObject({ attr: 'debug', detail: 'Must be a valid boolean.' });
+    expect((await run('?limit=abc')).body).toMatchObject({ attr: 'limit', detail: 'A valid integer is required.' });
+    // A boolean DRF reads as true reaches the operation as true: the missing endpoint is then the answer.
+    expect((await run('?debug=yes')).status).toBe(404);
   });
 
   it('lets a path parameter win over a body field of the same name, whatever its type', async () => {

@@ -91,10 +91,10 @@ describe('the user account over REST and GraphQL', () => {
     ['role_at_organization', { role_at_organization: 'astronaut' }, 'role_at_organization', 'invalid_choice'],
     ['first_name', { first_name: 'x'.repeat(151) }, 'first_name', 'max_length'],
     ['notification_settings', { notification_settings: { unknown_setting: true } }, 'notification_settings', 'invalid_key'],
-    ['notification_settings', { notification_settings: { plugin_disabled: 'yes' } }, 'notification_settings', 'invalid'],
+    ['notification_settings', { notification_settings: { plugin_disabled: 'yes' } }, 'notification_settings', 'invalid_input'],
     ['hedgehog_config', { hedgehog_config: 'green' }, 'hedgehog_config', 'not_a_dict'],
     ['hedgehog_config', { hedgehog_config: { big: 'x'.repeat(70_000) } }, 'hedgehog_config', 'max_length'],
-    ['email', { email: 'not-an-address' }, 'email', 'invalid'],
+    ['email', { email: 'not-an-address' }, 'email', 'invalid_input'],
     ['set_current_organization', { set_current_organization: '00000000-0000-4000-8000-000000000000' }, 'set_current_organization', 'does_not_exist'],
     ['set_current_team', { set_current_team: '999999' }, 'set_current_team', 'does_not_exist'],
   ])('refuses a bad %s (%s) with 400 on its field and changes nothing', async (_name, body, attr, code) => {

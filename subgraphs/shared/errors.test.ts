@@ -11,7 +11,9 @@ describe(contractError.name, () => {
     ['Variable "$scope" of required type "CustomerProfileScope!" was not provided.', 'required', 'This field is required.'],
     ['Variable "$label" of non-null type "String!" must not be null.', 'null', 'This field may not be null.'],
     ['Variable "$scope" got invalid value "x"; Value "x" does not exist in "CustomerProfileScope" enum.', 'invalid_choice', '"x" is not a valid choice.'],
-    ['Variable "$limit" got invalid value "a"; Int cannot represent non-integer value: "a"', 'invalid', 'A valid integer is required.'],
+    ['Variable "$limit" got invalid value "a"; Int cannot represent non-integer value: "a"', 'invalid_input', 'A valid integer is required.'],
+    ['Variable "$scope" got invalid value 5; Enum "CustomerProfileScope" cannot represent non-string value: 5.', 'invalid_choice', '"5" is not a valid choice.'],
+    ['Variable "$scope" got invalid value ["person"]; Enum "CustomerProfileScope" cannot represent non-string value: ["person"]. Did you mean the enum value "person"?', 'invalid_choice', `"['person']" is not a valid choice.`],
   ])('rewords %s', (message, code, detail) => {
     const { status, body } = contractError({ message, extensions: { code: 'BAD_USER_INPUT' } });
     expect(status).toBe(400);

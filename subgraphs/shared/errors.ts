@@ -195,9 +195,11 @@ function variableError(message: string): { status: number; body: ErrorBody } | n
   if (/must not be null/.test(message)) return body('null', 'This field may not be null.');
   const choice = /got invalid value (".*?"|\S+); Value .* does not exist in ".*" enum/.exec(message);
   if (choice) return body('invalid_choice', `${choice[1]!.startsWith('"') ? choice[1] : `"${choice[1]}"`} is not a valid choice.`);
-  if (/Int cannot represent/.test(message)) return body('invalid', 'A valid integer is required.');
-  if (/Boolean cannot represent/.test(message)) return body('invalid', 'Must be a valid boolean.');
-  if (/String cannot represent/.test(message)) return body('invalid', 'Not a valid string.');
+  const notAString = /Enum "\w+" cannot represent non-string value: (.*?)\.(?: Did you mean .*)?$/.exec(message);
+  if (notAString) return body('invalid_choice', `"${notAString[1]!.replaceAll('"', "'")}" is not a valid choice.`);
+  if (/Int cannot represent/.test(message)) return body('invalid_input', 'A valid integer is required.');
+  if (/Boolean cannot represent/.test(message)) return body('invalid_input', 'Must be a valid boolean.');
+  if (/String cannot represent/.test(message)) return body('invalid_input', 'Not a valid string.');
   if (/Expected type "\[|expected iterable|List/.test(message)) return body('not_a_list', 'Expected a list of items.');
   return body('invalid_input', message);
 }

@@ -17,26 +17,26 @@ describe('readBatch', () => {
     it.each([
       ['no event name', [event(), event({ event: undefined })], 'batch__1__event', 'required'],
       ['a blank event name', [event({ event: '  ' })], 'batch__0__event', 'blank'],
-      ['an event name that is no string', [event({ event: 42 })], 'batch__0__event', 'invalid'],
+      ['an event name that is no string', [event({ event: 42 })], 'batch__0__event', 'invalid_input'],
       ['an event name over 200 characters', [event({ event: 'e'.repeat(201) })], 'batch__0__event', 'max_length'],
       ['no distinct_id anywhere', [event({ distinct_id: undefined })], 'batch__0__distinct_id', 'required'],
       ['a blank distinct_id', [event({ distinct_id: '   ' })], 'batch__0__distinct_id', 'blank'],
       ['a distinct_id over 200 characters', [event({ distinct_id: 'd'.repeat(201) })], 'batch__0__distinct_id', 'max_length'],
-      ['a distinct_id that is an object', [event({ distinct_id: { id: 1 } })], 'batch__0__distinct_id', 'invalid'],
+      ['a distinct_id that is an object', [event({ distinct_id: { id: 1 } })], 'batch__0__distinct_id', 'invalid_input'],
       ['an over-long distinct_id in properties', [event({ distinct_id: undefined, properties: { distinct_id: 'd'.repeat(201) } })], 'batch__0__properties__distinct_id', 'max_length'],
       ['no timestamp', [event({ timestamp: undefined })], 'batch__0__timestamp', 'required'],
-      ['an unparseable timestamp', [event(), event(), event({ timestamp: 'last tuesday' })], 'batch__2__timestamp', 'invalid'],
-      ['a timestamp that is a number', [event({ timestamp: 1_700_000_000 })], 'batch__0__timestamp', 'invalid'],
-      ['an invalid uuid', [event({ uuid: 'not-a-uuid' })], 'batch__0__uuid', 'invalid'],
-      ['properties that are a list', [event({ properties: [1, 2] })], 'batch__0__properties', 'invalid'],
-      ['a top-level $set that is a string', [event({ $set: 'x' })], 'batch__0__$set', 'invalid'],
-      ['a $set_once that is a list', [event({ properties: { $set_once: [] } })], 'batch__0__properties__$set_once', 'invalid'],
+      ['an unparseable timestamp', [event(), event(), event({ timestamp: 'last tuesday' })], 'batch__2__timestamp', 'invalid_input'],
+      ['a timestamp that is a number', [event({ timestamp: 1_700_000_000 })], 'batch__0__timestamp', 'invalid_input'],
+      ['an invalid uuid', [event({ uuid: 'not-a-uuid' })], 'batch__0__uuid', 'invalid_input'],
+      ['properties that are a list', [event({ properties: [1, 2] })], 'batch__0__properties', 'invalid_input'],
+      ['a top-level $set that is a string', [event({ $set: 'x' })], 'batch__0__$set', 'invalid_input'],
+      ['a $set_once that is a list', [event({ properties: { $set_once: [] } })], 'batch__0__properties__$set_once', 'invalid_input'],
       ['an $unset that is no list of names', [event({ properties: { $unset: 'email' } })], 'batch__0__properties__$unset', 'not_a_list'],
-      ['an event that is no object', [event(), 'pageview'], 'batch__1', 'invalid'],
-      ['$groups that is no object', [event({ properties: { $groups: 'acme' } })], 'batch__0__properties__$groups', 'invalid'],
+      ['an event that is no object', [event(), 'pageview'], 'batch__1', 'invalid_input'],
+      ['$groups that is no object', [event({ properties: { $groups: 'acme' } })], 'batch__0__properties__$groups', 'invalid_input'],
       ['a $create_alias without alias', [event({ event: '$create_alias' })], 'batch__0__properties__alias', 'required'],
-      ['a numeric distinct_id past 2^53 (JSON.parse rounded it)', [event({ distinct_id: JSON.parse("1234567890123456789") })], 'batch__0__distinct_id', 'invalid'],
-      ['a numeric $anon_distinct_id past 2^53', [event({ event: '$identify', properties: { $anon_distinct_id: 2 ** 60 } })], 'batch__0__properties__$anon_distinct_id', 'invalid'],
+      ['a numeric distinct_id past 2^53 (JSON.parse rounded it)', [event({ distinct_id: JSON.parse("1234567890123456789") })], 'batch__0__distinct_id', 'invalid_input'],
+      ['a numeric $anon_distinct_id past 2^53', [event({ event: '$identify', properties: { $anon_distinct_id: 2 ** 60 } })], 'batch__0__properties__$anon_distinct_id', 'invalid_input'],
       ['a distinct_id of 201 emoji', [event({ distinct_id: '🦔'.repeat(201) })], 'batch__0__distinct_id', 'max_length'],
     ])('%s', (_case, batch, attr, code) => {
       expect(refusal(batch)).toMatchObject({ attr, code });
@@ -54,7 +54,7 @@ describe('readBatch', () => {
     });
 
     it('an unparseable sent_at', () => {
-      expect(refusal([event()], { sent_at: 'soon' })).toMatchObject({ attr: 'sent_at', code: 'invalid' });
+      expect(refusal([event()], { sent_at: 'soon' })).toMatchObject({ attr: 'sent_at', code: 'invalid_input' });
     });
   });
 

@@ -22,11 +22,11 @@ describe('readPayload', () => {
   it('answers 400 for text that is no JSON, nothing, or neither an object nor a list', () => {
     expect(refusal('{"batch": [')).toMatchObject({ status: 400, code: 'parse_error' });
     expect(refusal('  ')).toMatchObject({ status: 400, code: 'no_data' });
-    expect(refusal('"events"')).toMatchObject({ status: 400, code: 'invalid' });
+    expect(refusal('"events"')).toMatchObject({ status: 400, code: 'invalid_input' });
   });
 
   it('answers 400 for envelope fields of the wrong type', () => {
-    expect(refusal('{"historical_migration": "yes", "batch": []}')).toMatchObject({ attr: 'historical_migration', code: 'invalid' });
+    expect(refusal('{"historical_migration": "yes", "batch": []}')).toMatchObject({ attr: 'historical_migration', code: 'invalid_input' });
     expect(refusal('{"api_key": 12, "batch": []}')).toMatchObject({ attr: 'api_key' });
     expect(refusal('{"sent_at": false, "batch": []}')).toMatchObject({ attr: 'sent_at' });
   });

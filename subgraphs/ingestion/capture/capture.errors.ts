@@ -37,5 +37,5 @@ export function refusedData(error: unknown): ValidationError | null {
   const { code } = error as { code?: string };
   const what = code === undefined ? undefined : REFUSED_DATA.get(code);
   if (!what) return null;
-  return new ValidationError(`An event of the batch holds ${what}; nothing of the batch was stored.`, 'batch', code === '54001' ? 'too_deep' : 'invalid');
+  return new ValidationError(`An event of the batch holds ${what}; nothing of the batch was stored.`, 'batch', code === '54001' ? 'too_deep' : 'invalid_input');
 }

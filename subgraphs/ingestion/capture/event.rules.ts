@@ -26,7 +26,7 @@ export interface BatchContext {
  */
 export function readEvent(raw: unknown, index: number, context: BatchContext): CapturedEvent {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw eventError(index, null, `Invalid data. Expected a dictionary, but got ${typeName(raw)}.`, 'invalid');
+    throw eventError(index, null, `Invalid data. Expected a dictionary, but got ${typeName(raw)}.`, 'invalid_input');
   }
   const input = raw as JsonObject;
   const event = eventName(input.event, index);
@@ -40,7 +40,7 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
   const time = storedTime(given, skewFrom, context.now);
   const group = groupUpdate(event, properties, index);
   const groups = properties.$groups;
-  if (groups !== undefined && !isObject(groups)) throw eventError(index, 'properties__$groups', 'Expected a dictionary of group keys by group type.', 'invalid');
+  if (groups !== undefined && !isObject(groups)) throw eventError(index, 'properties__$groups', 'Expected a dictionary of group keys by group type.', 'invalid_input');
   const groupTypes = Object.keys(groups ?? {}).filter((type) => type.trim() !== '');
   if (groupTypes.some((type) => longerThan(type, MAX_GROUP_KEY_LENGTH))) {
     throw eventError(index, 'properties__$groups', `Ensure group type names have no more than ${MAX_GROUP_KEY_LENGTH} characters.`, 'max_length');
@@ -63,7 +63,7 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
 
 function eventName(value: unknown, index: number): string {
   if (value === undefined || value === null) throw eventError(index, 'event', 'This field is required.', 'required');
-  if (typeof value !== 'string') throw eventError(index, 'event', 'Not a valid string.', 'invalid');
+  if (typeof value !== 'string') throw eventError(index, 'event', 'Not a valid string.', 'invalid_input');
   if (value.trim() === '') throw eventError(index, 'event', 'This field may not be blank.', 'blank');
   if (longerThan(value, MAX_EVENT_NAME_LENGTH)) {
     throw eventError(index, 'event', `Ensure this field has no more than ${MAX_EVENT_NAME_LENGTH} characters.`, 'max_length');
@@ -77,12 +77,12 @@ function eventName(value: unknown, index: number): string {
  */
 function eventProperties(input: JsonObject, index: number): JsonObject {
   if (input.properties !== undefined && input.properties !== null && !isObject(input.properties)) {
-    throw eventError(index, 'properties', `Invalid data. Expected a dictionary, but got ${typeName(input.properties)}.`, 'invalid');
+    throw eventError(index, 'properties', `Invalid data. Expected a dictionary, but got ${typeName(input.properties)}.`, 'invalid_input');
   }
   const properties = (input.properties as JsonObject | undefined) ?? {};
   for (const key of ['$set', '$set_once'] as const) {
     if (input[key] === undefined || input[key] === null) continue;
-    if (!isObject(input[key])) throw eventError(index, key, `Invalid data. Expected a dictionary, but got ${typeName(input[key])}.`, 'invalid');
+    if (!isObject(input[key])) throw eventError(index, key, `Invalid data. Expected a dictionary, but got ${typeName(input[key])}.`, 'invalid_input');
     const inner = properties[key];
     properties[key] = { ...(isObject(inner) ? inner : {}), ...input[key] };
   }
@@ -110,7 +110,7 @@ function eventTime(value: unknown, index: number, context: BatchContext): EventT
   if (value === undefined || value === null || value === '') throw eventError(index, 'timestamp', 'This field is required.', 'required');
   const time = typeof value === 'string' ? parseIsoTime(value) : null;
   if (!time) {
-    throw eventError(index, 'timestamp', 'Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z), from 1970 on.', 'invalid');
+    throw eventError(index, 'timestamp', 'Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z), from 1970 on.', 'invalid_input');
   }
   if (context.historical_migration && context.now - time.ms < HISTORICAL_MIN_AGE_MS) {
     const hours = Math.max(0, Math.floor((context.now - time.ms) / 3_600_000));
@@ -126,7 +126,7 @@ function eventTime(value: unknown, index: number, context: BatchContext): EventT
 
 function eventUuid(value: unknown, index: number): string | null {
   if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string' || !isUuid(value)) throw eventError(index, 'uuid', 'Must be a valid UUID.', 'invalid');
+  if (typeof value !== 'string' || !isUuid(value)) throw eventError(index, 'uuid', 'Must be a valid UUID.', 'invalid_input');
   return value.toLowerCase();
 }
 

@@ -70,9 +70,9 @@ export function groupUpdate(event: string, properties: JsonObject, index: number
 export function optionalId(value: unknown, attr: string, index: number): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) {
-    throw eventError(index, attr, 'This number is too large to be read exactly; send ids past 2^53 as strings.', 'invalid');
+    throw eventError(index, attr, 'This number is too large to be read exactly; send ids past 2^53 as strings.', 'invalid_input');
   }
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw eventError(index, attr, 'Not a valid string.', 'invalid');
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw eventError(index, attr, 'Not a valid string.', 'invalid_input');
   const text = String(value).trim();
   return text === '' ? null : text;
 }
@@ -81,7 +81,7 @@ export function optionalId(value: unknown, attr: string, index: number): string 
 function objectProperty(properties: JsonObject, key: string, index: number): JsonObject | null {
   const value = properties[key];
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw eventError(index, `properties__${key}`, `Invalid data. Expected a dictionary, but got ${typeName(value)}.`, 'invalid');
+  if (!isObject(value)) throw eventError(index, `properties__${key}`, `Invalid data. Expected a dictionary, but got ${typeName(value)}.`, 'invalid_input');
   if (exceedsDepth(value, MAX_JSON_DEPTH)) throw eventError(index, `properties__${key}`, `This value nests deeper than ${MAX_JSON_DEPTH} levels.`, 'too_deep');
   return value;
 }

@@ -24,7 +24,7 @@ export class ModelsService {
     const profile = PROVIDER_PROFILES[provider];
     if (!args.key_id) return { models: profile.curated.map((id) => ({ id, posthog_available: id === profile.defaultModel })) };
     const { key, apiKey } = await keys.usableKey(actor, args.project_id, args.key_id);
-    if (key.provider !== provider) throw new ValidationError(`The key is for ${key.provider}, not ${provider}.`, 'key_id', 'invalid');
+    if (key.provider !== provider) throw new ValidationError(`The key is for ${key.provider}, not ${provider}.`, 'key_id', 'invalid_input');
     const ids = await liveModels(provider, apiKey);
     await markKeyUsed(this.em, key.id);
     return { models: ids.map((id) => ({ id, posthog_available: id === profile.defaultModel })) };
@@ -38,7 +38,7 @@ async function liveModels(provider: Provider, apiKey: string): Promise<string[]>
   } catch (error) {
     const label = PROVIDER_PROFILES[provider].label;
     const kind = failureKind(error, provider);
-    if (kind === 'auth') throw new ValidationError(`${label} did not accept the key.`, 'key_id', 'invalid_api_key');
+    if (kind === 'auth') throw new ValidationError(`${label} did not accept the key.`, 'key_id');
     throw new UpstreamError(kind === 'timeout' ? 504 : 502, `${label} did not list its models (${kind === 'timeout' ? 'timed out' : kind.replace('_', ' ')}).`);
   }
 }

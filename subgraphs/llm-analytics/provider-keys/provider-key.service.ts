@@ -63,7 +63,7 @@ export class ProviderKeyService {
   async update(actor: Actor, args: UpdateProviderKeyArgs): Promise<ProviderKeyRecord> {
     const key = await this.find(actor, args.project_id, args.id);
     if (args.provider != null && validProvider(args.provider) !== key.provider) {
-      throw new ValidationError("A key's provider cannot change; create a key for the other provider.", 'provider', 'invalid');
+      throw new ValidationError("A key's provider cannot change; create a key for the other provider.", 'provider', 'invalid_input');
     }
     const name = args.name != null ? validName(args.name) : undefined;
     const apiKey = args.api_key != null ? validApiKey(key.provider, args.api_key, 'This field may not be blank.') : undefined;
@@ -162,10 +162,10 @@ function sealed(apiKey: string): Pick<ProviderKey, 'api_key_sealed' | 'api_key_m
   return { api_key_sealed: secretBox().seal(apiKey), api_key_masked: maskSecret(apiKey) };
 }
 
-/** A key the provider does not accept is a 400 on `api_key` with the provider's verdict. */
+/** A key the provider does not accept is a 400 on `api_key` with the provider's verdict (PostHog's code: `invalid_input`). */
 async function requireWorkingKey(provider: Provider, apiKey: string): Promise<void> {
   const verdict = await checkKey(provider, apiKey);
-  if (verdict.state !== 'ok') throw new ValidationError(verdict.error_message ?? 'Invalid API key', 'api_key', verdict.state === 'invalid' ? 'invalid_api_key' : 'provider_unavailable');
+  if (verdict.state !== 'ok') throw new ValidationError(verdict.error_message ?? 'Invalid API key', 'api_key');
 }
 
 /** Makes the key the active one of its environment for its provider (replacing any other); 404 if it was deleted meanwhile. */

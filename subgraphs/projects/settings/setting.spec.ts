@@ -32,17 +32,19 @@ const decimalBetween = (min: number, max: number) =>
     .transform((value) => Number(value).toFixed(2))
     .nullable();
 const choice = <T extends [string, ...string[]]>(values: T) => z.enum(values);
+/** A refinement that stands for one of PostHog's choice fields (an IANA time zone, an ISO 4217 code): its error is `invalid_choice`. */
+const CHOICE = { message: 'not a valid choice', params: { choice: true } };
 const ianaTimezone = z.string().refine((value) => {
   try {
     return Boolean(new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone);
   } catch {
     return false;
   }
-}, 'is not a valid IANA time zone.');
+}, CHOICE);
 const currency = z
   .string()
   .transform((value) => value.toUpperCase())
-  .refine((value) => Intl.supportedValuesOf('currency').includes(value), 'is not an ISO 4217 currency code.');
+  .refine((value) => Intl.supportedValuesOf('currency').includes(value), CHOICE);
 
 const boolean = (value: boolean): SettingSpec => ({ kind: 'boolean', default: value, schema: z.boolean() });
 const object = (): SettingSpec => ({ kind: 'json', default: null, schema: json('object') });

@@ -1,5 +1,4 @@
-import type { ZodIssue } from 'zod';
-import { ValidationError } from '../../shared/errors.js';
+import { settingError } from './setting.errors.js';
 import { SETTINGS, type SettingName } from './setting.spec.js';
 import { spec } from './settings.fields.js';
 
@@ -28,10 +27,7 @@ export function validateSettings(input: Record<string, unknown>, names: readonly
   for (const name of names) {
     if (input[name] === undefined) continue;
     const parsed = spec(name).schema.safeParse(input[name]);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new ValidationError(message(issue, input[name]), name, code(issue));
-    }
+    if (!parsed.success) throw settingError(name, parsed.error.issues[0]!, input[name]);
     valid[name] = parsed.data;
   }
   return valid;
@@ -51,16 +47,3 @@ export function changedSettings(before: Record<string, unknown>, written: Settin
 }
 
 export const isSetting = (name: string): name is SettingName => Object.hasOwn(SETTINGS, name);
-
-function code(issue: ZodIssue): string {
-  if (issue.code === 'invalid_enum_value' || issue.code === 'invalid_union' || issue.code === 'invalid_literal') return 'invalid_choice';
-  if (issue.code === 'invalid_type' && issue.received === 'null') return 'null';
-  if (issue.code === 'too_big') return 'max_length';
-  return 'invalid';
-}
-
-function message(issue: ZodIssue, value: unknown): string {
-  if (code(issue) === 'invalid_choice') return `"${String(value)}" is not a valid choice.`;
-  if (code(issue) === 'null') return 'This field may not be null.';
-  return issue.message;
-}
