@@ -114,11 +114,11 @@ export function formatEmbeddingLines(event: JsonObject, options: TextReprOptions
 }
 
 /**
- * The lines of one event, the formatter chosen by the event's own `event` name (not by the requested event
- * type): `$ai_span` -> span, `$ai_embedding` -> embedding, anything else -> generation.
+ * The lines of one event, the formatter chosen by `name`: the requested event type at the top of a request, an
+ * event's own `event` name in a trace's tree. `$ai_span` -> span, `$ai_embedding` -> embedding, anything else ->
+ * generation.
  */
-export function formatEventLines(event: JsonObject, options: TextReprOptions): TextLine[] {
-  const name = own(event, 'event');
+export function formatEventLines(event: JsonObject, options: TextReprOptions, name: unknown = own(event, 'event')): TextLine[] {
   if (name === '$ai_span') return formatSpanLines(event, options);
   if (name === '$ai_embedding') return formatEmbeddingLines(event, options);
   return formatGenerationLines(event, options);

@@ -154,14 +154,13 @@ describe('parseTextReprOptions', () => {
 });
 
 describe('dispatch', () => {
-  it('follows data.event, not event_type, for non-trace requests', () => {
-    // A span request whose payload has no `event` renders as a generation (no title).
-    const asGeneration = render('$ai_span', { id: 's', properties: { $ai_span_name: 'x', $ai_input: 'hi' } });
-    expect(asGeneration.split('\n').slice(0, 5)).toEqual([SEP, '', 'INPUT:', '', 'hi']);
-    // A generation request whose payload says $ai_span renders as a span.
-    expect(render('$ai_generation', span({ $ai_span_name: 'x' }))).toBe(`X\n${RULE}`);
-    expect(render('$ai_span', { id: 'e', event: '$ai_embedding', properties: {} })).toContain('Embedding vector generated');
-    expect(render('$ai_embedding', { id: 'e', event: 'custom', properties: { $ai_output: 'o' } })).toBe([SEP, '', 'OUTPUT:', '', 'o'].join('\n'));
+  it('follows event_type, as the API document says, not data.event (PostHog follows the latter)', () => {
+    // A span request whose payload has no `event` renders as a span (its title), where PostHog renders a generation.
+    expect(render('$ai_span', { id: 's', properties: { $ai_span_name: 'x', $ai_input: 'hi' } }).split('\n').slice(0, 2)).toEqual(['X', RULE]);
+    // A generation request whose payload says $ai_span renders as a generation.
+    expect(render('$ai_generation', span({ $ai_span_name: 'x', $ai_input: 'hi' })).split('\n').slice(0, 5)).toEqual([SEP, '', 'INPUT:', '', 'hi']);
+    expect(render('$ai_embedding', { id: 'e', event: 'custom', properties: {} })).toContain('Embedding vector generated');
+    expect(render('$ai_span', { id: 'e', event: '$ai_embedding', properties: { $ai_span_name: 'y' } })).not.toContain('Embedding vector generated');
   });
 });
 

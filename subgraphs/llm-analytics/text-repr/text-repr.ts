@@ -65,8 +65,9 @@ function idString(value: unknown): string | null {
 
 /**
  * Validates the request (event type, then `data`, then options, then the content checks of section 3.5 steps 2-3,
- * the latter with attr null) and renders the text. Non-trace events pick their formatter from `data.event`, not
- * from `eventType` (as PostHog does). Never throws anything but TextReprInputError for JSON input.
+ * the latter with attr null) and renders the text. `eventType` picks the layout, as the API document says
+ * (PostHog picks it from `data.event`, so that a span sent without one renders as a generation there; here a
+ * span is a span). Never throws anything but TextReprInputError for JSON input.
  */
 export function renderTextRepr(eventType: string, data: unknown, options?: unknown): { text: string; metadata: TextReprMetadata } {
   const type = validateEventType(eventType);
@@ -93,7 +94,7 @@ export function renderTextRepr(eventType: string, data: unknown, options?: unkno
   } else {
     if (!has(payload, 'properties')) throw new TextReprInputError(`${type} events require 'properties' object in data field`);
     if (!truthy(own(payload, 'id'))) throw new TextReprInputError(`${type} events require an 'id' field`);
-    lines = formatEventLines(payload, parsedOptions);
+    lines = formatEventLines(payload, parsedOptions, type);
     traceId = firstTruthy(own(asObject(own(payload, 'properties')), '$ai_trace_id'), own(payload, 'trace_id'));
   }
 
