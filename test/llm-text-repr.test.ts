@@ -59,15 +59,16 @@ describe('text_repr over REST and GraphQL', () => {
   });
 
   it.each([
-    ['an unknown event type', { event_type: '$pageview', data: generation }, 'event_type'],
-    ['a missing event type', { data: generation }, 'event_type'],
-    ['missing data', { event_type: '$ai_generation' }, 'data'],
-    ['an option of the wrong type', { event_type: '$ai_generation', data: generation, options: { max_length: 'long' } }, 'options__max_length'],
-    ['a negative buffer', { event_type: '$ai_generation', data: generation, options: { truncate_buffer: -1 } }, 'options__truncate_buffer'],
-  ])('answers 400 on the field for %s', async (_name, body, attr) => {
+    ['an unknown event type', { event_type: '$pageview', data: generation }, 'event_type', 'invalid_choice'],
+    ['a missing event type', { data: generation }, 'event_type', 'required'],
+    ['missing data', { event_type: '$ai_generation' }, 'data', 'required'],
+    ['data that is a list', { event_type: '$ai_generation', data: [] }, 'data', 'not_a_dict'],
+    ['an option of the wrong type', { event_type: '$ai_generation', data: generation, options: { max_length: 'long' } }, 'options__max_length', 'invalid_input'],
+    ['a negative buffer', { event_type: '$ai_generation', data: generation, options: { truncate_buffer: -1 } }, 'options__truncate_buffer', 'min_value'],
+  ])('answers 400 on the field for %s', async (_name, body, attr, code) => {
     const refused = await render(body);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ type: 'validation_error', attr });
+    expect(refused.body).toMatchObject({ type: 'validation_error', attr, code });
   });
 
   it("answers 400 with PostHog's messages for events without properties or id", async () => {

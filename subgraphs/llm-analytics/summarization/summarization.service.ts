@@ -130,7 +130,7 @@ function textOf(eventType: string, data: unknown): string {
   try {
     return renderTextRepr(eventType, data, TEXT_OPTIONS).text;
   } catch (error) {
-    if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr ? `data__${error.attr}` : null);
+    if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr ? `data__${error.attr}` : null, error.code);
     throw error;
   }
 }

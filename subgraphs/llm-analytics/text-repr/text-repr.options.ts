@@ -75,13 +75,13 @@ export function parseTextReprOptions(options: unknown): TextReprOptions {
         values[name] = null;
         continue;
       }
-      throw new TextReprInputError('This field may not be null.', attr);
+      throw new TextReprInputError('This field may not be null.', attr, 'null');
     }
     if (kind.type === 'boolean') {
       if (typeof value !== 'boolean') throw new TextReprInputError('Must be a valid boolean.', attr);
     } else {
       if (typeof value !== 'number' || !Number.isInteger(value)) throw new TextReprInputError('A valid integer is required.', attr);
-      if (value < kind.min) throw new TextReprInputError(`Ensure this value is greater than or equal to ${kind.min}.`, attr);
+      if (value < kind.min) throw new TextReprInputError(`Ensure this value is greater than or equal to ${kind.min}.`, attr, 'min_value');
     }
     // `-0` is a valid integer that should read as 0.
     if (name !== 'include_metadata') values[name] = value === 0 ? 0 : value;

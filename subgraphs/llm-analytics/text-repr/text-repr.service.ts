@@ -16,7 +16,7 @@ export async function textRepr(
   try {
     return renderTextRepr(args.event_type, args.data, args.options);
   } catch (error) {
-    if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr);
+    if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr, error.code);
     throw error;
   }
 }

@@ -42,16 +42,16 @@ function isEventType(value: unknown): value is TextReprEventType {
 }
 
 function validateEventType(eventType: unknown): TextReprEventType {
-  if (eventType === undefined) throw new TextReprInputError('This field is required.', 'event_type');
-  if (eventType === null) throw new TextReprInputError('This field may not be null.', 'event_type');
-  if (!isEventType(eventType)) throw new TextReprInputError(`"${pyStr(eventType)}" is not a valid choice.`, 'event_type');
+  if (eventType === undefined) throw new TextReprInputError('This field is required.', 'event_type', 'required');
+  if (eventType === null) throw new TextReprInputError('This field may not be null.', 'event_type', 'null');
+  if (!isEventType(eventType)) throw new TextReprInputError(`"${pyStr(eventType)}" is not a valid choice.`, 'event_type', 'invalid_choice');
   return eventType;
 }
 
 function validateData(data: unknown): JsonObject {
-  if (data === undefined) throw new TextReprInputError('This field is required.', 'data');
-  if (data === null) throw new TextReprInputError('This field may not be null.', 'data');
-  if (!isObject(data)) throw new TextReprInputError(`Expected a dictionary of items but got type "${pyTypeName(data)}".`, 'data');
+  if (data === undefined) throw new TextReprInputError('This field is required.', 'data', 'required');
+  if (data === null) throw new TextReprInputError('This field may not be null.', 'data', 'null');
+  if (!isObject(data)) throw new TextReprInputError(`Expected a dictionary of items but got type "${pyTypeName(data)}".`, 'data', 'not_a_dict');
   return data;
 }
 
