@@ -112,6 +112,9 @@ export class AssistantRun implements LocalRun {
       timeout: { stepMs: llmAnalyticsFacade.timeoutMs() },
       // No retries: a failing provider ends the run at once, with what was produced kept.
       maxRetries: 0,
+      // The failure comes through fullStream as its `error` part, which ends the run and is logged
+      // there; the SDK's default would also print it raw on stderr, between the JSON log lines.
+      onError: () => undefined,
     });
     for await (const part of result.fullStream) await this.onPart(part);
     if (opened.key_id) await llmAnalyticsFacade.markKeyUsed(this.ctx.em, opened.key_id);

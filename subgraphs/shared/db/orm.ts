@@ -1,5 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, PostgreSqlDriver, ReflectMetadataProvider, type Options } from '@mikro-orm/postgresql';
+import { logger } from '../logger.js';
 import type { SubgraphDefinition } from '../subgraph/define.js';
 
 export type Orm = MikroORM;
@@ -27,6 +28,9 @@ export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, pool
     forceUtcTimezone: true,
     pool: { min: 0, max: poolMax },
     debug: false,
+    // knex writes its warnings (a connection lost while the database goes away) to the console;
+    // here they are log records like every other line on stderr.
+    driverOptions: { log: knexLog(subgraph.name) },
     migrations: {
       tableName: 'mikro_orm_migrations',
       migrationsList: subgraph.migrations,
@@ -39,6 +43,16 @@ export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, pool
       fileName: (timestamp: string, name?: string) => `Migration${timestamp}${name ? `_${name}` : ''}`,
       silent: true,
     },
+  };
+}
+
+function knexLog(subgraph: string): Record<'warn' | 'error' | 'deprecate' | 'debug', (message: unknown) => void> {
+  const log = () => logger().child({ subgraph, component: 'knex' });
+  return {
+    warn: (message) => log().warn(String(message)),
+    error: (message) => log().error(String(message)),
+    deprecate: (message) => log().warn(String(message)),
+    debug: (message) => log().debug(String(message)),
   };
 }
 

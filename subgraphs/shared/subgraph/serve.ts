@@ -8,6 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
+import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import type { Orm } from '../db/orm.js';
 import { AppError, contractError, PayloadTooLargeError, SERVER_ERROR_BODY } from '../errors.js';
 import { logAborts, readBody, RequestAbortedError, utf8Text } from '../http.js';
@@ -179,14 +180,19 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 }
 
 /**
- * Typed errors and GraphQL's own request errors pass as they are; anything else is a defect,
- * logged in full and answered with the generic server error (no message, no stack).
+ * Typed errors and GraphQL's own request errors pass as they are; a database that cannot be
+ * reached is a 503 to retry; anything else is a defect, logged in full and answered with the
+ * generic server error (no message, no stack).
  */
 function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (original instanceof AppError) return formatted;
   const code = formatted.extensions?.code;
   if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return formatted;
+  if (isDatabaseUnavailable(original)) {
+    log.error({ err: original, path: formatted.path }, 'database unavailable');
+    return { ...DATABASE_UNAVAILABLE, path: formatted.path, locations: formatted.locations };
+  }
   log.error({ err: original, path: formatted.path }, 'unexpected error in resolver');
   return {
     message: SERVER_ERROR_BODY.detail,
@@ -195,6 +201,11 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
     extensions: { code: 'error', type: 'server_error', status: 500, attr: null },
   };
 }
+
+const DATABASE_UNAVAILABLE: GraphQLFormattedError = {
+  message: 'The database is unavailable; try again shortly.',
+  extensions: { code: 'service_unavailable', type: 'server_error', status: 503, attr: null },
+};
 
 /** How long a closing subgraph waits for its operations in progress (the public listener's grace is over by then). */
 const IN_FLIGHT_BOUND_MS = 5000;

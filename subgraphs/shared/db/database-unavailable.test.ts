@@ -1,0 +1,39 @@
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { isDatabaseUnavailable } from './database-unavailable.js';
+
+/** The error a real connection attempt fails with. */
+async function connectionError(connectionString: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    return error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  throw new Error(`${connectionString} answered`);
+}
+
+describe(isDatabaseUnavailable.name, () => {
+  it('knows a server that refuses connections and a database that is gone', async () => {
+    expect(isDatabaseUnavailable(await connectionError('postgres://postgres@127.0.0.1:1/none'))).toBe(true);
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = '/analytics_no_such_database';
+    expect(isDatabaseUnavailable(await connectionError(url.toString()))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: Object.assign(new Error('terminating connection'), { code: '57P01' }) }))).toBe(true);
+  });
+
+  it('does not take a wrong statement or a defect for an outage', async () => {
+    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    await client.connect();
+    try {
+      const refused = await client.query('select * from no_such_table').catch((error: unknown) => error);
+      expect(isDatabaseUnavailable(refused)).toBe(false);
+    } finally {
+      await client.end();
+    }
+    expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * Whether an error says the database cannot be reached or has gone (it stopped, restarted, was
+ * dropped, refuses connections, or none could be had in time), rather than that a statement was
+ * wrong: such a failure is the upstream's, answered 503 so that clients retry (PostHog's capture
+ * answers "transient error, please retry"), not a defect of ours.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const { code, name, message } = cause as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    if (name === 'KnexTimeoutError') return true;
+    if (typeof message === 'string' && /^Connection terminated|^Client has encountered a connection error/.test(message)) return true;
+  }
+  return false;
+}
+
+/** PostgreSQL's codes for a server that is going or gone, and Node's for one that cannot be reached. */
+const UNAVAILABLE_CODES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '3D000', // invalid_catalog_name: the database was dropped
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
