@@ -1,8 +1,10 @@
 import '../subgraphs/shared/graphql-mode.js';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
+import { resolve } from 'node:path';
 import { cliProgram, SETTINGS_HELP } from '../subgraphs/shared/cli.js';
-import { ConfigError, config } from '../subgraphs/shared/config.js';
+import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
+import { isDatabaseUnavailable } from '../subgraphs/shared/db/database-unavailable.js';
 import { createLogger, writeAfterLogs, type Logger } from '../subgraphs/shared/logger.js';
 import { ReportedError, runPrimary, tellPrimary } from './cluster.primary.js';
 
@@ -16,11 +18,12 @@ import { ReportedError, runPrimary, tellPrimary } from './cluster.primary.js';
  */
 /** The process's logger, once the settings gave its level: a failed start's last line follows its records. */
 let log: Logger | undefined;
+let settings: Config | undefined;
 
 async function main(): Promise<void> {
   // Before the settings are read: `--help` must work without them; a mistake exits 2 with the usage.
   cliProgram('npm start --', 'The whole platform: subgraphs, router, REST layer and ingestion, in WORKERS processes.').addHelpText('after', SETTINGS_HELP).parse();
-  const settings = config();
+  settings = config();
   log = createLogger(settings.LOG_LEVEL, 'router');
   const started = Date.now();
   if (cluster.isPrimary && settings.WORKERS > 1 && !settings.SUBGRAPH_URLS) return runPrimary(settings, log);
@@ -29,8 +32,21 @@ async function main(): Promise<void> {
   await runPlatform(settings, log, started);
 }
 
+/**
+ * A failed start's one line: a setting's own error, else the cause, naming the setting behind it
+ * where one is (a DATABASE_URL whose server cannot be reached, a DATA_DIR that cannot be made).
+ */
+function failureLine(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof ReportedError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  if (settings?.DATABASE_URL && isDatabaseUnavailable(error)) return `invalid setting DATABASE_URL: cannot connect to PostgreSQL: ${message}`;
+  const path = (error as { path?: unknown }).path;
+  if (settings && typeof path === 'string' && `${resolve(path)}/`.startsWith(`${resolve(settings.DATA_DIR)}/`)) return `invalid setting DATA_DIR: ${message}`;
+  return `start-up failed: ${message}`;
+}
+
 main().catch((error: unknown) => {
-  const line = error instanceof ConfigError || error instanceof ReportedError ? error.message : `start-up failed: ${error instanceof Error ? error.message : String(error)}`;
+  const line = failureLine(error);
   // A worker's failure is the primary's to print: one line, however many workers fail alike.
   if (cluster.isWorker) tellPrimary({ platform: 'failed', line }, () => process.exit(1));
   else {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILD_DIR, runCli } from './kit/process.js';
 
@@ -53,6 +56,15 @@ describe.concurrent('command lines', () => {
     ['an extra argument', 'router/main.js', ['extra'], /^error: too many arguments/],
   ])('%s is a mistake in the call too (exit 2)', async (_case, script, args, message) => {
     expect(await runCli(`${BUILD_DIR}/${script}`, args, NO_SETTINGS)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
+  }, 120_000);
+
+  it.each([
+    ['a DATABASE_URL whose server refuses connections', { DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-start-')), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, /^invalid setting DATABASE_URL: cannot connect to PostgreSQL: connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
+    ['a DATA_DIR that is a file', { DATA_DIR: '/dev/null', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, /^invalid setting DATA_DIR: cannot be made \(EEXIST[^\n]+\)\n$/],
+  ])('npm start names the setting behind %s, in one line (exit 1)', async (_case, settings, line) => {
+    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], { ...settings, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' });
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderr).toMatch(line);
   }, 120_000);
 
   it('a failure is one line on stderr, exit 1, no stack trace', async () => {

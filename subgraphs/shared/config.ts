@@ -136,7 +136,12 @@ function loadOrCreateSecretKey(dataDir: string): string {
     if (stored.length < 32) throw new ConfigError('SECRET_KEY', `${file} holds fewer than 32 characters`);
     return stored;
   }
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    // A file where the directory should be, or a parent the process may not write.
+    throw new ConfigError('DATA_DIR', `cannot be made (${(error as Error).message})`);
+  }
   const generated = randomBytes(32).toString('base64url');
   writeFileSync(file, `${generated}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

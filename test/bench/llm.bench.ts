@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { renderTextRepr } from '../../subgraphs/llm-analytics/text-repr/text-rep
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
 import { startFakeLlm } from '../kit/fake-llm.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
+import { httpRequest } from './http.request.js';
 import { bigGeneration, deepTrace } from './llm.inputs.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform } from './platform.fixture.js';
@@ -56,14 +58,21 @@ async function main(): Promise<void> {
   const account = await bootstrap(ROOT, env, 'LLM bench');
   const call = restCaller(platform.url, account.personal_api_key, account.environment_id);
 
-  const generationBody = JSON.stringify({ event_type: '$ai_generation', data: generation });
-  const traceBody = JSON.stringify({ event_type: '$ai_trace', data: trace });
+  const generationBody = Buffer.from(JSON.stringify({ event_type: '$ai_generation', data: generation }));
+  const traceBody = Buffer.from(JSON.stringify({ event_type: '$ai_trace', data: trace }));
   say(`Request bodies: generation ${(generationBody.length / 1e6).toFixed(2)} MB, trace ${(traceBody.length / 1e6).toFixed(2)} MB`);
-  figures.push(await timeRest('REST: 2 MB generation', () => call('text_repr', generationBody), TARGETS_MS));
-  figures.push(await timeRest('REST: 1,000-span trace, 12 levels', () => call('text_repr', traceBody)));
+  const nextGeneration = varying(generationBody, 'bench-generation');
+  const nextTrace = varying(traceBody, 'bench-trace');
+  figures.push(await timeRest('REST: 2 MB generation', () => call('text_repr', nextGeneration()), TARGETS_MS));
+  // The client of the runs before 2026-11-27 11:00 (one string, sent as it was), in the same run.
+  const fetchCall = fetchCaller(platform.url, account.personal_api_key, account.environment_id);
+  const generationText = generationBody.toString();
+  figures.push(await timeRest('REST: 2 MB generation, fetch() with a string body', () => fetchCall('text_repr', generationText)));
+  figures.push(await timeRest('REST: 1,000-span trace, 12 levels', () => call('text_repr', nextTrace())));
 
-  await call('provider_keys', JSON.stringify({ provider: 'openai', name: 'bench', api_key: 'sk-valid-bench-0001', set_as_active: true }), 201);
-  const summaryBody = (refresh: boolean) => JSON.stringify({ summarize_type: 'trace', data: { trace: { id: 'sum' }, hierarchy: [trace.hierarchy] }, force_refresh: refresh });
+  await call('provider_keys', jsonBody({ provider: 'openai', name: 'bench', api_key: 'sk-valid-bench-0001', set_as_active: true }), 201);
+  const summaryBodies = [false, true].map((refresh) => jsonBody({ summarize_type: 'trace', data: { trace: { id: 'sum' }, hierarchy: [trace.hierarchy] }, force_refresh: refresh }));
+  const summaryBody = (refresh: boolean) => summaryBodies[Number(refresh)]!;
   figures.push(await timeRest('REST: summarization, cache miss (force_refresh)', () => call('summarization', summaryBody(true))));
   figures.push(await timeRest('REST: summarization, cache hit', () => call('summarization', summaryBody(false))));
 
@@ -115,17 +124,53 @@ async function timeRest(label: string, work: () => Promise<void>, targets: reado
   return { label, p50, p99, note };
 }
 
-/** POSTs a body to an llm_analytics path and checks the status. */
-function restCaller(url: string, key: string, environmentId: number) {
-  return async (path: string, body: string, status = 200): Promise<void> => {
+/**
+ * The same body made distinct for every call, as real callers' are: a counter written over the
+ * first place `marker` appears (an id), so that nothing could answer a request as the one before.
+ */
+function varying(body: Buffer, marker: string): () => Buffer {
+  const at = body.indexOf(marker);
+  if (at < 0) throw new Error(`"${marker}" is not in the body`);
+  let count = 0;
+  return () => {
+    body.write(String(count++).padStart(marker.length, '0'), at, 'latin1');
+    return body;
+  };
+}
+
+function jsonBody(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value));
+}
+
+/**
+ * POSTs a body to an llm_analytics path and checks the status. The bodies are bytes made before
+ * the clock starts and go over one kept-alive connection with `node:http`: the client shares the
+ * machine's two cores with the platform, and `fetch` encoding a 2 MB string on every call timed
+ * the client as much as the platform.
+ */
+function restCaller(url: string, key: string, environmentId: number): (path: string, body: Buffer, status?: number) => Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  onExit(() => agent.destroy());
+  return async (path: string, body: Buffer, status = 200): Promise<void> => {
+    const response = await httpRequest(`${url}/api/environments/${environmentId}/llm_analytics/${path}/`, 'POST', body, { authorization: `Bearer ${key}` }, agent);
+    check(path, response.status, status, response.text);
+  };
+}
+
+/** The same with `fetch` and a string body, as the runs before 2026-11-27 11:00 sent it. */
+function fetchCaller(url: string, key: string, environmentId: number): (path: string, body: string) => Promise<void> {
+  return async (path, body) => {
     const response = await fetch(`${url}/api/environments/${environmentId}/llm_analytics/${path}/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body,
     });
-    const text = await response.text();
-    if (response.status !== status) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    check(path, response.status, 200, await response.text());
   };
+}
+
+function check(path: string, status: number, expected: number, text: string): void {
+  if (status !== expected) throw new Error(`${path} answered ${status}: ${text.slice(0, 300)}`);
 }
 
 runBench(main);
