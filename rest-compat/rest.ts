@@ -19,6 +19,7 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { typedBody, typedQuery } from './body-types.js';
+import { KEY_PARAMETER, namingKeySource, restCredential } from './personal-key.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
 import { withBodyFields } from './body-fields.js';
@@ -168,14 +169,16 @@ export function createRest(options: RestOptions): RestLayer {
       if (error instanceof ValidationError) return fail(error);
       throw error;
     }
+    const { authorization, source } = restCredential(request.headers, body, url.searchParams);
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
-      return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options);
+      return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options, authorization);
     }
     const target = `http://rest${API_PREFIX}${match.path}${query.size > 0 ? `?${query}` : ''}`;
-    const context: RestContext = { authorization: request.headers.get('authorization'), publicUrl: url, bodyFields: body };
+    const context: RestContext = { authorization, publicUrl: url, bodyFields: body };
     // Every route has its handler: restOpenApi refuses to start where SOFA has no operation for one.
     const response = await handlers.get(routeKey(match.route))!(withParams(new FetchRequest(target, { method: request.method }), match), context);
-    return match.route.status === 204 && response.ok ? new Response(null, { status: 204 }) : response;
+    if (match.route.status === 204 && response.ok) return new Response(null, { status: 204 });
+    return namingKeySource(response, source);
   }
 }
 
@@ -246,8 +249,8 @@ function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, 
   for (const [name, value] of params) {
     if (name === 'limit' && !ownLimit && !/^[1-9]\d{0,8}$/.test(value)) continue;
     if (name === 'offset' && !/^\d{1,9}$/.test(value)) continue;
-    // A path parameter is the operation's; the query string cannot override it.
-    if (Object.hasOwn(fromPath, name)) continue;
+    // A path parameter is the operation's; the query string cannot override it. A key is no argument.
+    if (Object.hasOwn(fromPath, name) || name === KEY_PARAMETER) continue;
     kept.append(name, value);
   }
   return kept;

@@ -33,11 +33,15 @@ export interface RestRoute {
   eventStream?: { description: string; handler: EventStreamHandler };
 }
 
-/** Answers an operation as a stream: its request, its arguments (path and body), and the router to run it through. */
+/**
+ * Answers an operation as a stream: its request, its arguments (path and body), the router to run
+ * it through, and the caller's credential (wherever the request carried it).
+ */
 export type EventStreamHandler = (
   request: Request,
   variables: Record<string, unknown>,
   router: { execute: RouterExecutor; subscribe: RouterSubscriber },
+  authorization: string | null,
 ) => Promise<Response>;
 
 /** Path parameters that are integer ids: anything else in their place is an unknown path (404). */

@@ -6,6 +6,7 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { answerIngest, writeHealth, type IngestHandler, type Listener } from './listener.js';
+import { loggableUrl } from '../rest-compat/personal-key.js';
 
 export interface IngestListenerOptions {
   host: string;
@@ -37,7 +38,7 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
     };
     inFlight.track(served()).catch((error: unknown) => {
       if (error instanceof RequestAbortedError) return;
-      options.log.error({ err: error, url: request.url }, 'ingest request failed');
+      options.log.error({ err: error, url: loggableUrl(request.url) }, 'ingest request failed');
       writeServerError(response);
     });
   });

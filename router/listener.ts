@@ -21,6 +21,7 @@ import { graphqlErrorResponse, toContractError } from './errors.js';
 import { headerValue, type RouterContext } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
+import { loggableUrl } from '../rest-compat/personal-key.js';
 
 /** A handler for one family of paths, in WHATWG terms. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -73,7 +74,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     logAborts(log, request, response);
     inFlight.track(route(options, request, response)).catch((error: unknown) => {
       if (error instanceof RequestAbortedError) return;
-      log.error({ err: error, url: request.url }, 'request failed');
+      log.error({ err: error, url: loggableUrl(request.url) }, 'request failed');
       writeServerError(response);
     });
   });

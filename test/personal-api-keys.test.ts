@@ -145,6 +145,25 @@ describe('personal API keys', () => {
     expect(graph.data.roll_personal_api_key.value).toMatch(/^phx_/);
   });
 
+  it('reads a key from the body or the query string when no header carries one, as PostHog does', async () => {
+    const me = `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`;
+    const fromQuery = await api(stack.url, 'GET', `${me}?personal_api_key=${tenant.personal_api_key}`);
+    expect(fromQuery.status, fromQuery.text).toBe(200);
+    expect(fromQuery.body.id).toBe(tenant.project_id);
+    const fromBody = await api(stack.url, 'PATCH', me, { body: { personal_api_key: tenant.personal_api_key, name: 'Named with a body key' } });
+    expect(fromBody.status, fromBody.text).toBe(200);
+    expect(fromBody.body.name).toBe('Named with a body key');
+    // The header wins, and an unknown key's 401 says where it was found.
+    expect((await api(stack.url, 'GET', `${me}?personal_api_key=phx_unknown`, { key: tenant.personal_api_key })).status).toBe(200);
+    expect((await api(stack.url, 'GET', `${me}?personal_api_key=phx_unknown`)).body).toEqual({
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      detail: 'Personal API key found in request query string is invalid.',
+      attr: null,
+    });
+    expect((await api(stack.url, 'PATCH', me, { body: { personal_api_key: 'phx_unknown', name: 'x' } })).body.detail).toBe('Personal API key found in request body is invalid.');
+  });
+
   it('answers @current with the key of the request', async () => {
     const own = await seedTenant(inject('databaseUrl'), 'current');
     const current = await api(stack.url, 'GET', '/api/personal_api_keys/@current/', { key: own.personal_api_key });

@@ -34,8 +34,7 @@ const encoder = new TextEncoder();
  * answer repeated with its content so far, as PostHog does), `update` and `status`. The stream ends
  * with the run; a client that leaves stops following, not the run (it may re-attach).
  */
-export const streamConversation: EventStreamHandler = async (request, variables, router) => {
-  const authorization = request.headers.get('authorization');
+export const streamConversation: EventStreamHandler = async (_request, variables, router, authorization) => {
   const started = await router.execute({ query: START, variables, authorization });
   const run = (started.data as { create_conversation?: { conversation: string; run_id: string } } | null | undefined)?.create_conversation;
   if (!run) {

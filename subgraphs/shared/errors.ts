@@ -51,9 +51,12 @@ export class NotAuthenticatedError extends AppError {
   }
 }
 
+/** PostHog's words for a personal API key that matches nothing, found in the Authorization header. */
+export const UNKNOWN_PERSONAL_KEY = 'Personal API key found in request Authorization header is invalid.';
+
 /** 401: credentials that match nothing. */
 export class AuthenticationFailedError extends AppError {
-  constructor(detail = 'Personal API key found in request Authorization header is invalid.') {
+  constructor(detail = UNKNOWN_PERSONAL_KEY) {
     super(401, 'authentication_error', 'authentication_failed', detail);
   }
 }
