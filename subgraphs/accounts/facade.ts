@@ -12,12 +12,12 @@ export const accountsFacade = {
   },
 
   /**
-   * A fresh value for the user's key with this label and scopes (the old value stops working), or
-   * a new key when it has none; the raw value is returned this once.
+   * A new key for the user with this label and scopes (the values issued before keep working; at
+   * the user's limit the oldest such key makes room); the raw value is returned this once.
    */
-  async rotatePersonalApiKey(em: EntityManager, user: { id: number; uuid: string }, label: string, scopes: string[]): Promise<string> {
+  async issuePersonalApiKey(em: EntityManager, user: { id: number; uuid: string }, label: string, scopes: string[]): Promise<string> {
     const actor = { kind: 'personal_api_key' as const, user, scopes, organizations: {} };
-    const key = await new PersonalApiKeyService(em).rollOrCreate(actor, { label, scopes });
+    const key = await new PersonalApiKeyService(em).createReplacingOldest(actor, { label, scopes });
     return key.value;
   },
 

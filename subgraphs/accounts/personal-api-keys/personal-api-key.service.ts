@@ -89,20 +89,22 @@ export class PersonalApiKeyService {
   }
 
   /**
-   * The caller's newest key with this label and these scopes rolled to a new value (see roll),
-   * or a new key when there is none: however often a tool such as `npm run bootstrap` asks, the
-   * user keeps one key of it instead of reaching the limit.
+   * A new key, as `npm run bootstrap` asks on each run: the values printed before keep working (a
+   * tool may hold them). At the user's limit, the oldest key with this label and these scopes
+   * makes room, so that however often a tool asks, it never meets the limit.
    */
-  async rollOrCreate(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<NewPersonalApiKey> {
+  async createReplacingOldest(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<NewPersonalApiKey> {
     const userId = requireUserId(actor);
     const wanted = [...new Set(args.scopes)].sort().join(' ');
     return this.em.transactional(async (em) => {
-      // The user's row lock, as in create: two concurrent callers must not both create one.
+      // The user's row lock, as in create: two concurrent callers must not both pass the limit.
       await em.findOneOrFail(User, userId, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const labelled = await em.find(PersonalApiKey, { user: userId, label: validLabel(args.label) }, { orderBy: { created_at: 'desc', id: 'asc' } });
-      const own = labelled.find((key) => [...key.scopes].sort().join(' ') === wanted);
-      const keys = new PersonalApiKeyService(em);
-      return own ? keys.roll(actor, own.id) : keys.create(actor, args);
+      if ((await em.count(PersonalApiKey, { user: userId })) >= MAX_KEYS_PER_USER) {
+        const labelled = await em.find(PersonalApiKey, { user: userId, label: validLabel(args.label) }, { orderBy: { created_at: 'asc', id: 'asc' } });
+        const oldest = labelled.find((key) => [...key.scopes].sort().join(' ') === wanted);
+        if (oldest) await em.remove(oldest).flush();
+      }
+      return new PersonalApiKeyService(em).create(actor, args);
     });
   }
 

@@ -28,7 +28,7 @@ export interface BootstrapResult {
 
 export const DEFAULT_ORGANIZATION = 'Default organization';
 export const DEFAULT_PROJECT = 'Default project';
-/** The label of the personal API key the bootstrap makes, and rotates when run again. */
+/** The label of the personal API keys the bootstrap makes (the oldest makes room at the user's key limit). */
 export const BOOTSTRAP_KEY_LABEL = 'bootstrap';
 
 /**
@@ -59,9 +59,9 @@ export async function bootstrap(
     environment = (await new ProjectService(em.projects).createWithEnvironment(organization.id, projectName)).environment;
   }
 
-  // Its own key, found by label: rotated, not added, so running it again never reaches the
-  // 10-key limit (a full value is shown once and only its hash is kept, so it cannot be reused).
-  const personalApiKey = await accountsFacade.rotatePersonalApiKey(em.accounts, user, BOOTSTRAP_KEY_LABEL, ['*']);
+  // A new key each run (only its hash is kept, so an earlier value cannot be shown again); those
+  // printed before keep working, and at the 10-key limit the oldest bootstrap key makes room.
+  const personalApiKey = await accountsFacade.issuePersonalApiKey(em.accounts, user, BOOTSTRAP_KEY_LABEL, ['*']);
   return {
     organization_id: organization.id,
     project_id: environment.project.id,
