@@ -15,7 +15,7 @@ export function typedBody(schema: GraphQLSchema, field: string, body: Record<str
   for (const arg of operationArgs(schema, field)) {
     // Path parameters win over the body (SOFA's rule): a body field of that name is not read.
     if (pathParams.includes(arg.name) || !(arg.name in body) || body[arg.name] === null || body[arg.name] === undefined) continue;
-    const value = coerce(arg, arg.type, body[arg.name]);
+    const value = coerce(arg.name, arg.type, body[arg.name]);
     if (value !== body[arg.name]) {
       if (typed === body) typed = { ...body };
       typed[arg.name] = value;
@@ -34,7 +34,7 @@ export function typedQuery(schema: GraphQLSchema, field: string, params: URLSear
     const value = params.get(arg.name);
     const named = getNamedType(arg.type);
     if (value === null || isListType(isNonNullType(arg.type) ? arg.type.ofType : arg.type)) continue;
-    if (named === GraphQLBoolean || named === GraphQLInt || named === GraphQLFloat) params.set(arg.name, String(coerce(arg, arg.type, value)));
+    if (named === GraphQLBoolean || named === GraphQLInt || named === GraphQLFloat) params.set(arg.name, String(coerce(arg.name, arg.type, value)));
   }
   return params;
 }
@@ -45,13 +45,14 @@ function operationArgs(schema: GraphQLSchema, field: string): readonly GraphQLAr
   return root?.getFields()[name]?.args ?? [];
 }
 
-function coerce(arg: GraphQLArgument, type: GraphQLInputType, value: unknown): unknown {
+/** `value` in `type`, or a 400 on `attr` (a list's element named as DRF names it: `trace_ids__0`). */
+function coerce(attr: string, type: GraphQLInputType, value: unknown): unknown {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) {
-    if (!Array.isArray(value)) throw new ValidationError(`Expected a list of items but got type "${typeName(value)}".`, arg.name, 'not_a_list');
+    if (!Array.isArray(value)) throw new ValidationError(`Expected a list of items but got type "${typeName(value)}".`, attr, 'not_a_list');
     let changed = false;
-    const items = value.map((item) => {
-      const coerced = item === null ? item : coerce(arg, inner.ofType, item);
+    const items = value.map((item, index) => {
+      const coerced = item === null ? item : coerce(`${attr}__${index}`, inner.ofType, item);
       changed ||= coerced !== item;
       return coerced;
     });
@@ -61,22 +62,22 @@ function coerce(arg: GraphQLArgument, type: GraphQLInputType, value: unknown): u
   if (named === GraphQLBoolean) {
     if (TRUE.has(value)) return true;
     if (FALSE.has(value)) return false;
-    throw new ValidationError('Must be a valid boolean.', arg.name, 'invalid_input');
+    throw new ValidationError('Must be a valid boolean.', attr, 'invalid_input');
   }
   if (named === GraphQLInt) {
     const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', arg.name, 'invalid_input');
-    if (Math.abs(number) > 2_147_483_647) throw new ValidationError('Ensure this value is a 32-bit integer.', arg.name, 'max_value');
+    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', attr, 'invalid_input');
+    if (Math.abs(number) > 2_147_483_647) throw new ValidationError('Ensure this value is a 32-bit integer.', attr, 'max_value');
     return number;
   }
   if (named === GraphQLFloat) {
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', arg.name, 'invalid_input');
+    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', attr, 'invalid_input');
     return number;
   }
   if (named === GraphQLString || named === GraphQLID) {
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', arg.name, 'invalid_input');
+    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', attr, 'invalid_input');
     return value;
   }
   return value;

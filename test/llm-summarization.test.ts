@@ -191,6 +191,10 @@ describe('summarization batch_check', () => {
     expect(detailed.body.summaries.map((entry: { trace_id: string }) => entry.trace_id)).toEqual(['b-3']);
     const tooMany = await api(stack.url, 'POST', `${base(owner)}/summarization/batch_check/`, { key: owner.personal_api_key, body: { trace_ids: Array.from({ length: 101 }, (_, index) => `t${index}`) } });
     expect(tooMany.body).toMatchObject({ attr: 'trace_ids', code: 'max_length' });
+    // A bad element is named by its place, as DRF names nested errors.
+    const check = (trace_ids: unknown) => api(stack.url, 'POST', `${base(owner)}/summarization/batch_check/`, { key: owner.personal_api_key, body: { trace_ids } });
+    expect((await check(['ok', { a: 1 }])).body).toMatchObject({ attr: 'trace_ids__1', detail: 'Not a valid string.' });
+    expect((await check(['ok', ''])).body).toMatchObject({ attr: 'trace_ids__1', code: 'invalid_input' });
     const graph = await gql(stack.graphqlUrl, 'mutation ($p: Int!) { llm_summarization_batch_check(project_id: $p, trace_ids: ["b-1"]) { summaries { trace_id title } } }', { p: owner.environment_id }, owner.personal_api_key);
     expect(graph.data.llm_summarization_batch_check.summaries).toHaveLength(1);
   });

@@ -15,8 +15,8 @@ const MAX_NAMES = 1_000;
 export async function lastExecutionTimes(em: EntityManager, actor: Actor, environmentId: number, names: string[]): Promise<Record<string, unknown>> {
   const environment = await projectsFacade.reachEnvironment(em, actor, environmentId);
   if (names.length > MAX_NAMES) throw new ValidationError(`Ensure this field has no more than ${MAX_NAMES} elements.`, 'names', 'max_length');
-  const bad = names.find((name) => !isValidName(name));
-  if (bad !== undefined) throw new ValidationError(NAME_RULE, 'names');
+  const bad = names.findIndex((name) => !isValidName(name));
+  if (bad >= 0) throw new ValidationError(NAME_RULE, `names__${bad}`);
   const unique = [...new Set(names)];
   const rows = unique.length === 0 ? [] : await em.execute<{ endpoint_name: string; last: Date }[]>(
     `select endpoint_name, max(started_at) as last from "endpoints"."endpoint_runs"
