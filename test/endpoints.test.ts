@@ -325,10 +325,16 @@ describe('saved endpoints: runs', () => {
     const [[name, last], [other, none]] = times.body.query_status.results;
     expect([name, other, none]).toEqual(['browsers', 'never_ran', null]);
     expect(new Date(last).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    // The lookup's progress, in the numbers of the document's query_progress.
+    const progress = times.body.query_status.query_progress;
+    expect(progress).toEqual({ rows_read: expect.any(Number), bytes_read: expect.any(Number), estimated_rows_total: progress.rows_read, time_elapsed: expect.any(Number), active_cpu_time: expect.any(Number) });
+    expect(progress.rows_read).toBeGreaterThan(0);
+    expect(progress.bytes_read).toBeGreaterThan(0);
     const viaProjects = await api(stack.url, 'POST', endpointsPath(owner, 'last_execution_times', 'projects'), { key: key(), body: { names: ['browsers'] } });
     expect(viaProjects.status).toBe(200);
-    const invalid = await call('POST', 'last_execution_times', { names: ['not valid!'] });
+    const invalid = await call('POST', 'last_execution_times', { names: ['browsers', 'not valid!'] });
     expect(invalid.status).toBe(400);
+    expect(invalid.body.attr).toBe('names__1');
   });
 });
 
