@@ -129,6 +129,20 @@ describe('personal API keys', () => {
     expect(graph.data.update_personal_api_key).toEqual({ label: 'via graph' });
   });
 
+  it('changes a key\'s scopes with PATCH (the label kept), and they apply to the key at once', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'rescope');
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'reader', scopes: ['user:read'] } });
+    const project = `/api/organizations/${own.organization_id}/projects/${own.project_id}/`;
+    expect((await api(stack.url, 'GET', project, { key: created.body.value })).status).toBe(403);
+    const patched = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body: { scopes: ['project:read', 'project:read'] } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ label: 'reader', scopes: ['project:read'] });
+    await expect.poll(async () => (await api(stack.url, 'GET', project, { key: created.body.value })).status, { timeout: 5000 }).toBe(200);
+    const invalid = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body: { scopes: ['nothing:read'] } });
+    expect(invalid.body).toMatchObject({ attr: 'scopes', detail: 'Invalid scope: nothing:read' });
+    expect((await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body: { scopes: [] } })).body).toMatchObject({ attr: 'scopes', code: 'empty' });
+  });
+
   it('rolls a key: a new value with the same scopes, and the old value stops working', async () => {
     const own = await seedTenant(inject('databaseUrl'), 'roll');
     const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'rolled', scopes: ['user:read'] } });

@@ -17,8 +17,11 @@ export class PersonalApiKeyIdArgs {
 
 @ArgsType()
 export class UpdatePersonalApiKeyArgs extends PersonalApiKeyIdArgs {
-  @Field({ description: 'The new name (at most 40 characters).' })
-  label!: string;
+  @Field(() => String, { nullable: true, description: 'The new name (at most 40 characters); unchanged when left out.' })
+  label?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'The new scopes (they apply within a second); unchanged when left out.' })
+  scopes?: string[] | null;
 }
 
 @ArgsType()

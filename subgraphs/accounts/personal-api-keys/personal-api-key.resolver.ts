@@ -29,9 +29,9 @@ export class PersonalApiKeyResolver {
   }
 
   @Authorized(ALL_SCOPES)
-  @Mutation(() => PersonalApiKey, { description: 'Renames a key.' })
-  update_personal_api_key(@Args() { id, label }: UpdatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<PersonalApiKey> {
-    return new PersonalApiKeyService(em).rename(actor, id, label);
+  @Mutation(() => PersonalApiKey, { description: 'Renames a key, or changes its scopes.' })
+  update_personal_api_key(@Args() { id, label, scopes }: UpdatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<PersonalApiKey> {
+    return new PersonalApiKeyService(em).update(actor, id, { label, scopes });
   }
 
   @Authorized(ALL_SCOPES)

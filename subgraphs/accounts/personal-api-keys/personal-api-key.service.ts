@@ -41,9 +41,11 @@ export class PersonalApiKeyService {
     return key;
   }
 
-  async rename(actor: Actor, id: string, label: string): Promise<PersonalApiKey> {
+  /** A new label or new scopes (the router's one-second cache of keys lets them apply within a second). */
+  async update(actor: Actor, id: string, changes: { label?: string | null; scopes?: string[] | null }): Promise<PersonalApiKey> {
     const key = await this.get(actor, id);
-    key.label = validLabel(label);
+    if (changes.label != null) key.label = validLabel(changes.label);
+    if (changes.scopes != null) key.scopes = validScopes(changes.scopes);
     await this.em.flush();
     return key;
   }
@@ -63,9 +65,7 @@ export class PersonalApiKeyService {
   async create(actor: Actor, args: CreatePersonalApiKeyArgs): Promise<NewPersonalApiKey> {
     const userId = requireUserId(actor);
     const label = validLabel(args.label);
-    if (args.scopes.length === 0) throw new ValidationError('This list may not be empty.', 'scopes', 'empty');
-    const unknown = args.scopes.find((scope) => !isKnownScope(scope));
-    if (unknown !== undefined) throw new ValidationError(`Invalid scope: ${unknown}`, 'scopes');
+    const scopes = validScopes(args.scopes);
     const value = generateToken('phx_');
     const key = await this.em.transactional(async (em) => {
       // Locking the user row serialises concurrent creations, so the limit holds under a burst.
@@ -78,7 +78,7 @@ export class PersonalApiKeyService {
       const created = Object.assign(new PersonalApiKey(), {
         user,
         label,
-        scopes: [...new Set(args.scopes)],
+        scopes,
         secure_value: tokenHash(value),
         mask_value: maskSecret(value),
       });
@@ -128,6 +128,14 @@ export class PersonalApiKeyService {
     }
     return { key_id: key.id, user_id: key.user.id, user_uuid: key.user.uuid, scopes: key.scopes };
   }
+}
+
+/** The scopes of a key, each known (`*` or `<object>:<read|write>`), without repeats. */
+function validScopes(given: string[]): string[] {
+  if (given.length === 0) throw new ValidationError('This list may not be empty.', 'scopes', 'empty');
+  const unknown = given.find((scope) => !isKnownScope(scope));
+  if (unknown !== undefined) throw new ValidationError(`Invalid scope: ${unknown}`, 'scopes');
+  return [...new Set(given)];
 }
 
 function validLabel(given: string): string {
