@@ -64,6 +64,8 @@ describe('readBatch', () => {
       expect(problem).toMatchObject({ attr: 'batch__1__timestamp', code: 'too_recent' });
       expect(problem).toMatchObject({ status: 400 });
       expect(problem.message).toMatch(/at least 48 hours .* 1 hours old/);
+      const future = refusal([event({ timestamp: new Date(NOW + 86_400_000).toISOString() })], { historical_migration: true });
+      expect(future).toMatchObject({ code: 'too_recent', message: expect.stringContaining('this one is dated in the future') });
     });
 
     it('takes an event 48 hours old, and recent events without historical_migration', () => {

@@ -113,11 +113,12 @@ function eventTime(value: unknown, index: number, context: BatchContext): EventT
     throw eventError(index, 'timestamp', 'Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z), from 1970 on.', 'invalid_input');
   }
   if (context.historical_migration && context.now - time.ms < HISTORICAL_MIN_AGE_MS) {
-    const hours = Math.max(0, Math.floor((context.now - time.ms) / 3_600_000));
+    const hours = Math.floor((context.now - time.ms) / 3_600_000);
+    const age = time.ms > context.now ? 'this one is dated in the future' : `this one is ${hours} hours old`;
     throw eventError(
       index,
       'timestamp',
-      `A historical migration takes events dated at least 48 hours before the import; this one is ${hours} hours old. Send recent events without historical_migration.`,
+      `A historical migration takes events dated at least 48 hours before the import; ${age}. Send recent events without historical_migration.`,
       'too_recent',
     );
   }
