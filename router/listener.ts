@@ -164,10 +164,12 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   if (!handler) return writeAppError(response, new NotFoundError());
   if (UNCARRIED_METHODS.has(request.method ?? '')) return writeMethodNotAllowed(response, request.method!, methodsOf(options, request.url ?? '/'));
   const verdict = options.throttle ? await options.throttle(request.headers.authorization) : ALLOWED;
-  if (!verdict.allowed) return writeThrottled(response, new ThrottledError(verdict.retryAfterSeconds), path === '/graphql');
+  if (!verdict.allowed) return writeRefusal(response, new ThrottledError(verdict.retryAfterSeconds), path === '/graphql');
   const refused = path === '/graphql' ? malformedGraphqlGet(request) : undefined;
   if (refused) return writeResponse(graphqlErrorResponse(refused), response);
-  await answer(request, response, await bodyLimit(options, request, path), async (body) => (path === '/graphql' && !isUtf8(body) ? graphqlErrorResponse(new ParseError(NOT_UTF8)) : handler(path === '/graphql' ? toGraphqlRequest(request, body) : toRequest(request, body))));
+  const graphql = path === '/graphql';
+  const respond = async (body: Buffer) => (graphql && !isUtf8(body) ? graphqlErrorResponse(new ParseError(NOT_UTF8)) : handler(graphql ? toGraphqlRequest(request, body) : toRequest(request, body)));
+  await answer(request, response, await bodyLimit(options, request, path), respond, { graphql });
 }
 
 /** The methods a path of this listener takes: for a 405's Allow. */
@@ -197,23 +199,30 @@ function malformedGraphqlGet(request: IncomingMessage): AppError | undefined {
 
 /**
  * Reads a request's body up to `limit` (413 past it) and writes what `respond` answers for it.
- * With `idleMs`, a client silent that long in the middle of its body gets a 408 and its connection closed.
+ * With `idleMs`, a client silent that long in the middle of its body gets a 408 and its connection
+ * closed. For `graphql`, those refusals are GraphQL errors.
  */
-export async function answer(request: IncomingMessage, response: ServerResponse, limit: number, respond: (body: Buffer) => Promise<Response>, idleMs?: number): Promise<void> {
+export async function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limit: number,
+  respond: (body: Buffer) => Promise<Response>,
+  options: { idleMs?: number; graphql?: boolean } = {},
+): Promise<void> {
   let body: Buffer | null;
   try {
-    body = await readBody(request, limit, idleMs);
+    body = await readBody(request, limit, options.idleMs);
   } catch (error) {
     if (!(error instanceof RequestTimeoutError)) throw error;
     response.shouldKeepAlive = false;
-    return writeAppError(response, error);
+    return writeRefusal(response, error, options.graphql === true);
   }
-  if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
+  if (body === null) return writeRefusal(response, new PayloadTooLargeError(limit), options.graphql === true);
   await writeResponse(await respond(body), response);
 }
 
-/** A 429 with Retry-After: the contract's body, or for GraphQL an error with its code in the extensions. */
-function writeThrottled(response: ServerResponse, error: ThrottledError, graphql: boolean): Promise<void> | void {
+/** A refusal before any operation runs: the contract's body, or for GraphQL an error with its code in the extensions. */
+function writeRefusal(response: ServerResponse, error: AppError, graphql: boolean): Promise<void> | void {
   if (!graphql) return writeAppError(response, error);
   return writeResponse(graphqlErrorResponse(error), response);
 }
@@ -262,7 +271,7 @@ export async function answerIngest(request: IncomingMessage, response: ServerRes
         release();
       }
     },
-    INGEST_BODY_IDLE_MS,
+    { idleMs: INGEST_BODY_IDLE_MS },
   );
 }
 

@@ -41,14 +41,16 @@ describe('router limits', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('answers 413 with the contract body for a request body over the limit', async () => {
+  it('answers 413 for a request body over the limit, as a GraphQL error with the contract code (as its 429)', async () => {
     const response = await fetch(stack.graphqlUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ me { id } }', variables: { padding: 'x'.repeat(70 * 1024) } }),
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ type: 'invalid_request', code: 'request_too_large', detail: 'Request body is larger than 65536 bytes.', attr: null });
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Request body is larger than 65536 bytes.', extensions: { type: 'invalid_request', code: 'request_too_large', attr: null, status: 413 } }],
+    });
   });
 
   it('reads a POST body as JSON, as GraphQL JSON and as a form; bad JSON is a 400 that does not echo the body', async () => {
