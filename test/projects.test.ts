@@ -232,9 +232,10 @@ describe('activity', () => {
     await api(stack.url, 'PATCH', `${path}reset_token/`, { key: own.personal_api_key });
     const activity = await api(stack.url, 'GET', `${path}activity/?limit=1`, { key: own.personal_api_key });
     expect(activity.status).toBe(200);
-    expect(activity.body.count).toBe(2);
+    expect(activity.body).toMatchObject({ count: 2, total_count: 2 });
     const [latest] = activity.body.results;
     expect(latest).toMatchObject({ activity: 'updated', scope: 'Project', item_id: String(own.project_id), user: { email: own.email } });
+    expect(latest.detail).toMatchObject({ id: String(own.project_id), merge: null, trigger: null, short_id: null, type: null });
     expect(latest.detail.changes.map((change: { field: string }) => change.field)).toEqual(['api_token']);
     expect(latest.detail.changes[0].after).toMatch(/^phc_\.\.\.[0-9A-Za-z]{4}$/);
     expect(activity.body.next).toBe(`${stack.url}${path}activity/?limit=1&offset=1`);

@@ -30,11 +30,27 @@ export class ActivityChangeRecord {
 
 @ObjectType('ActivityDetail')
 export class ActivityDetailRecord {
+  @Field(() => String, { description: 'The id of the project or environment changed (as `item_id`).' })
+  id!: string;
+
   @Field({ description: 'The name of the project or environment changed.' })
   name!: string;
 
   @Field(() => [ActivityChangeRecord])
   changes!: ActivityChangeRecord[];
+
+  // PostHog's detail carries these for other kinds of items (merges, flags, insights); a project's are null.
+  @Field(() => JSONScalar, { nullable: true, description: 'A merge of persons: always null for projects and environments.' })
+  merge!: null;
+
+  @Field(() => JSONScalar, { nullable: true, description: 'What triggered the change: always null here.' })
+  trigger!: null;
+
+  @Field(() => String, { nullable: true, description: "An insight's short id: always null here." })
+  short_id!: null;
+
+  @Field(() => String, { nullable: true, description: "The item's subtype: always null here." })
+  type!: null;
 }
 
 /** One entry of a project's activity log. */
@@ -63,4 +79,7 @@ export class ActivityLogRecord {
 }
 
 @ObjectType('ActivityLogList')
-export class ActivityLogList extends Paginated(ActivityLogRecord) {}
+export class ActivityLogList extends Paginated(ActivityLogRecord) {
+  @Field(() => Int, { description: "The same as `count`, under the name PostHog's activity log gives it." })
+  total_count!: number;
+}

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { toPage, type Page } from '../../shared/pagination.js';
+import { toPage } from '../../shared/pagination.js';
 import { ActivityLog, type ActivityChange } from './activity-log.entity.js';
 import { SettingChange } from './setting-change.entity.js';
-import type { ActivityLogRecord } from './activity-log.record.js';
+import type { ActivityLogList, ActivityLogRecord } from './activity-log.record.js';
 import { readPage } from '../../shared/db/find-page.js';
 
 export interface ActivityEntry {
@@ -27,10 +27,10 @@ export class ActivityLogService {
    * A project's log (its own entries and its environments'), newest first. With a `page` (from 1),
    * it pages as PostHog does: links by page number, and a page past the end is "Invalid page.".
    */
-  async list(projectId: number, window: { limit: number; offset: number }, page?: number): Promise<Page<ActivityLogRecord>> {
+  async list(projectId: number, window: { limit: number; offset: number }, page?: number): Promise<ActivityLogList> {
     if (page === undefined || page === null) {
       const [entries, count] = await readPage(this.em, ActivityLog, { project_id: projectId }, { orderBy: { id: 'desc' }, ...window });
-      return toPage(entries.map(toRecord), count, window);
+      return { ...toPage(entries.map(toRecord), count, window), total_count: count };
     }
     if (page < 1) throw new NotFoundError('Invalid page.');
     const paged = { limit: window.limit, offset: (page - 1) * window.limit };
@@ -38,6 +38,7 @@ export class ActivityLogService {
     if (page > 1 && paged.offset >= count) throw new NotFoundError('Invalid page.');
     return {
       count,
+      total_count: count,
       next: paged.offset + paged.limit < count ? `?limit=${paged.limit}&page=${page + 1}` : null,
       previous: page > 1 ? `?limit=${paged.limit}&page=${page - 1}` : null,
       results: entries.map(toRecord),
@@ -82,13 +83,14 @@ function mask(value: unknown): unknown {
 }
 
 function toRecord(entry: ActivityLog): ActivityLogRecord {
+  const itemId = String(entry.environment_id ?? entry.project_id);
   return {
     id: entry.id,
     user: entry.user_id === null ? null : { id: entry.user_id },
     activity: entry.activity,
     scope: entry.scope,
-    item_id: String(entry.environment_id ?? entry.project_id),
-    detail: { name: entry.item_name, changes: entry.changes },
+    item_id: itemId,
+    detail: { id: itemId, name: entry.item_name, changes: entry.changes, merge: null, trigger: null, short_id: null, type: null },
     created_at: entry.created_at,
   };
 }
