@@ -10,6 +10,7 @@ import {
   ParseError,
   retryAfterHeader,
   SERVER_ERROR_BODY,
+  ThrottledError,
   ValidationError,
   type AppError,
 } from '../subgraphs/shared/errors.js';
@@ -17,6 +18,7 @@ import { DEFAULT_MAX_INGEST_BODY_BYTES } from '../subgraphs/shared/config.js';
 import { ReadBodyRequest, strictUtf8Text, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
+import type { Verdict } from '../subgraphs/shared/rate-limit.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { typedBody, typedQuery } from './body-types.js';
 import { KEY_PARAMETER, namingKeySource, restCredential } from './personal-key.js';
@@ -49,6 +51,11 @@ export interface RestOptions {
   hiddenFields?: string[];
   /** Largest `/batch/` body once inflated (default 20 MiB). */
   maxIngestBodyBytes?: number;
+  /**
+   * The personal-key rate limit, for a key carried in the body or the query string: the listener
+   * throttles by the Authorization header before the body is read, so it never sees those.
+   */
+  throttle?: (authorization: string | undefined) => Promise<Verdict>;
 }
 
 export interface RestLayer {
@@ -170,6 +177,13 @@ export function createRest(options: RestOptions): RestLayer {
       throw error;
     }
     const { authorization, source } = restCredential(request.headers, body, url.searchParams);
+    if (source !== 'Authorization header' && authorization && options.throttle) {
+      const verdict = await options.throttle(authorization);
+      if (!verdict.allowed) {
+        const throttled = new ThrottledError(verdict.retryAfterSeconds);
+        return fail(throttled, retryAfterHeader(throttled));
+      }
+    }
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options, authorization);
     }

@@ -48,12 +48,14 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
+  const throttle = await configuredKeyThrottle(authenticator, settings);
   const rest = createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
     subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
     log,
     maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
+    throttle,
   });
   const listener = await listen({
     host: settings.HOST,
@@ -68,7 +70,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     maxLargeBodyBytes: settings.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
     allowedMethods: rest.allowedMethods,
-    throttle: await configuredKeyThrottle(authenticator, settings),
+    throttle,
     log,
   });
   const ingestListener = await listenIngestPort(settings, rest.ingest, subgraphs, log, listener);

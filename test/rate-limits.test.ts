@@ -46,6 +46,19 @@ describe('rate limits', () => {
     expect(errors).toBeUndefined();
   });
 
+  it('count a key sent in the query string or the body as the same key', async () => {
+    const key = await createKey(stack.url, owner.personal_api_key, ['customer_profile_config:read', 'project:read']);
+    const path = `/api/environments/${owner.environment_id}/customer_profile_configs/`;
+    for (let request = 0; request < 4; request++) expect((await api(stack.url, 'GET', `${path}?personal_api_key=${key}`)).status).toBe(200);
+    expect((await api(stack.url, 'GET', path, { key })).status).toBe(200);
+    const refused = await api(stack.url, 'GET', `${path}?personal_api_key=${key}`);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject(THROTTLED);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const project = `/api/organizations/${owner.organization_id}/projects/${owner.project_id}/`;
+    expect((await api(stack.url, 'PATCH', project, { body: { personal_api_key: key, name: 'x' } })).status).toBe(429);
+  });
+
   it('refuse a project API key past its rate of /batch/ requests, storing nothing of the refused batch', async () => {
     const tenant = await seedTenant(inject('databaseUrl'), 'throttled-token');
     for (let batch = 0; batch < 3; batch++) expect((await postBatch(stack, { api_key: tenant.project_api_key, historical_migration: true, batch: [anEvent()] })).status).toBe(200);

@@ -79,12 +79,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const signer = new ActorSigner(config.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
+  const throttle = await configuredKeyThrottle(authenticator, config);
   const rest = createRest({
     apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
     subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
     log,
     maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES,
+    throttle,
   });
   const listener = await listen({
     host: '127.0.0.1',
@@ -99,7 +101,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     maxLargeBodyBytes: config.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
     allowedMethods: rest.allowedMethods,
-    throttle: await configuredKeyThrottle(authenticator, config),
+    throttle,
     log,
   });
   const ingest = options.ingestListener
