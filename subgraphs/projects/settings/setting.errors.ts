@@ -17,7 +17,7 @@ function drfWording(issue: ZodIssue, value: unknown): [code: string, detail: str
     case 'invalid_enum_value':
     case 'invalid_union':
     case 'invalid_literal':
-      return ['invalid_choice', `"${String(value)}" is not a valid choice.`];
+      return notAChoice(value);
     case 'invalid_type':
       return typeWording(issue.expected, value);
     case 'too_big':
@@ -31,10 +31,14 @@ function drfWording(issue: ZodIssue, value: unknown): [code: string, detail: str
     case 'invalid_string':
       return ['invalid_input', issue.validation === 'url' ? 'Enter a valid URL.' : issue.message];
     case 'custom':
-      return issue.params?.choice ? ['invalid_choice', `"${String(value)}" is not a valid choice.`] : ['invalid_input', issue.message];
+      return issue.params?.choice ? notAChoice(value) : ['invalid_input', issue.message];
     default:
       return ['invalid_input', issue.message];
   }
+}
+
+function notAChoice(value: unknown): [code: string, detail: string] {
+  return ['invalid_choice', `"${String(value)}" is not a valid choice.`];
 }
 
 function typeWording(expected: string, value: unknown): [code: string, detail: string] {
