@@ -75,7 +75,7 @@ describe('npm run import', () => {
     expect(JSON.parse(stdout)).toMatchObject({ sent: 100, rejected: 2 });
     expect(rejects(file)).toEqual([
       { line: 101, reason: expect.stringMatching(/^max_length: Ensure this field has no more than 200 characters/), text: tooLong },
-      { line: 102, reason: 'invalid: Must be a valid UUID.', text: badUuid },
+      { line: 102, reason: 'invalid_input: Must be a valid UUID.', text: badUuid },
     ]);
     expect(await eventCount(inject('databaseUrl'), owner.environment_id)).toBe(100);
   });
