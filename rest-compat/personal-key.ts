@@ -1,3 +1,4 @@
+import { KEY_PARAMETER } from '../subgraphs/shared/auth/key-parameter.js';
 import { UNKNOWN_PERSONAL_KEY } from '../subgraphs/shared/errors.js';
 
 /** Where a REST request's personal API key was found, in the words of PostHog's 401. */
@@ -8,9 +9,6 @@ export interface RestCredential {
   authorization: string | null;
   source: KeySource;
 }
-
-/** The parameter and body field PostHog reads a personal API key from when no header carries one. */
-export const KEY_PARAMETER = 'personal_api_key';
 
 /**
  * A REST request's personal API key, looked for where PostHog looks: the Authorization header,
@@ -32,10 +30,4 @@ export async function namingKeySource(response: Response, source: KeySource): Pr
   const body = (await response.json()) as { detail?: unknown };
   if (body.detail === UNKNOWN_PERSONAL_KEY) body.detail = UNKNOWN_PERSONAL_KEY.replace('Authorization header', source);
   return Response.json(body, { status: 401, headers: response.headers });
-}
-
-/** A URL to log: a key in its query string is replaced (it is a credential). */
-export function loggableUrl(url: string | undefined): string | undefined {
-  if (!url?.includes(KEY_PARAMETER)) return url;
-  return url.replace(new RegExp(`([?&]${KEY_PARAMETER}=)[^&#]*`, 'g'), '$1[redacted]');
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { answerIngest, writeHealth, type IngestHandler, type Listener } from './listener.js';
-import { loggableUrl } from '../rest-compat/personal-key.js';
+import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
 
 export interface IngestListenerOptions {
   host: string;

@@ -21,7 +21,7 @@ import { graphqlErrorResponse, toContractError } from './errors.js';
 import { headerValue, type RouterContext } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
-import { loggableUrl } from '../rest-compat/personal-key.js';
+import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
 
 /** A handler for one family of paths, in WHATWG terms. */
 export type FetchHandler = (request: Request) => Promise<Response>;

@@ -1,0 +1,8 @@
+/** The query parameter (and JSON body field) PostHog's API reads a personal API key from when no header carries one. */
+export const KEY_PARAMETER = 'personal_api_key';
+
+/** A URL to log: a key in its query string is replaced (it is a credential). */
+export function loggableUrl(url: string | undefined): string | undefined {
+  if (!url?.includes(KEY_PARAMETER)) return url;
+  return url.replace(new RegExp(`([?&]${KEY_PARAMETER}=)[^&#]*`, 'g'), '$1[redacted]');
+}
