@@ -34,6 +34,8 @@ describe(isDatabaseUnavailable.name, () => {
       await client.end();
     }
     expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+    // fetch() to a server that refuses: not the database.
+    expect(isDatabaseUnavailable(await fetch('http://127.0.0.1:1/').catch((error: unknown) => error))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
   });
 });

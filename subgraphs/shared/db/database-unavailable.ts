@@ -5,6 +5,8 @@
  * answers "transient error, please retry"), not a defect of ours.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  // An HTTP call (a provider, a destination) that could not connect is another upstream's failure.
+  if (error instanceof TypeError && error.message === 'fetch failed') return false;
   for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
     const { code, name, message } = cause as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
