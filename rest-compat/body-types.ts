@@ -62,22 +62,22 @@ function coerce(attr: string, type: GraphQLInputType, value: unknown): unknown {
   if (named === GraphQLBoolean) {
     if (TRUE.has(value)) return true;
     if (FALSE.has(value)) return false;
-    throw new ValidationError('Must be a valid boolean.', attr, 'invalid_input');
+    throw new ValidationError('Must be a valid boolean.', attr);
   }
   if (named === GraphQLInt) {
     const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', attr, 'invalid_input');
+    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', attr);
     if (Math.abs(number) > 2_147_483_647) throw new ValidationError('Ensure this value is a 32-bit integer.', attr, 'max_value');
     return number;
   }
   if (named === GraphQLFloat) {
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', attr, 'invalid_input');
+    if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', attr);
     return number;
   }
   if (named === GraphQLString || named === GraphQLID) {
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', attr, 'invalid_input');
+    if (typeof value !== 'string') throw new ValidationError('Not a valid string.', attr);
     return value;
   }
   return value;

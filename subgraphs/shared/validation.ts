@@ -9,6 +9,16 @@ export function isObject(value: unknown): value is JsonObject {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a path id can be a UUID; anything else is "not found" without asking the database. */
+/** Python's `type(value).__name__` for a JSON value, as DRF's messages quote it ("… but got type \"str\"."). */
+export function pythonTypeName(value: unknown): string {
+  if (value === null || value === undefined) return 'NoneType';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  if (typeof value === 'string') return 'str';
+  if (Array.isArray(value)) return 'list';
+  return 'dict';
+}
+
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }

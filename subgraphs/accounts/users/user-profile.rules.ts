@@ -72,7 +72,7 @@ export function profilePatch(args: UpdateUserArgs, current: User): ProfilePatch 
 export function normalizedEmail(value: string, attr = 'email'): string {
   const email = value.trim().toLowerCase();
   if (!email) throw new ValidationError('This field may not be blank.', attr, 'blank');
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw new ValidationError('Enter a valid email address.', attr, 'invalid_input');
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw new ValidationError('Enter a valid email address.', attr);
   return email;
 }
 
@@ -110,7 +110,7 @@ function jsonObject(value: unknown, attr: string): Record<string, unknown> | nul
   }
   const problem = jsonProblem(value);
   if (problem === 'nul_character') throw new ValidationError('Null characters are not allowed.', attr, 'null_characters_not_allowed');
-  if (problem === 'unpaired_surrogate') throw new ValidationError('Unpaired surrogate characters are not allowed.', attr, 'invalid_input');
+  if (problem === 'unpaired_surrogate') throw new ValidationError('Unpaired surrogate characters are not allowed.', attr);
   if (problem === 'too_deep') throw new ValidationError('This value nests too deeply.', attr, 'too_deep');
   if (jsonSize(value) > MAX_JSON_PREFERENCE_BYTES) {
     throw new ValidationError(`Ensure this value is no larger than ${MAX_JSON_PREFERENCE_BYTES} bytes of JSON.`, attr, 'max_length');
@@ -132,7 +132,7 @@ function notificationSettings(value: unknown, stored: Record<string, unknown>): 
       key === 'project_weekly_digest_disabled'
         ? typeof setting === 'object' && setting !== null && !Array.isArray(setting) && Object.values(setting).every((item) => typeof item === 'boolean')
         : typeof setting === 'boolean';
-    if (!valid) throw new ValidationError(`Invalid value for notification setting: ${key}`, attr, 'invalid_input');
+    if (!valid) throw new ValidationError(`Invalid value for notification setting: ${key}`, attr);
   }
   return { ...stored, ...given };
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../shared/errors.js';
-import { isObject, type JsonObject } from '../../shared/validation.js';
+import { isObject, pythonTypeName, type JsonObject } from '../../shared/validation.js';
 
 /** One field of a destination's config, as PostHog's workflow inputs declare it. */
 export interface ConfigField {
@@ -22,14 +22,6 @@ export const EVENT_FILTERS: ConfigField[] = [
 ];
 
 const PYTHON_TYPES: Record<ConfigField['type'], string> = { string: 'str', integer: 'int', boolean: 'bool', 'string[]': 'list' };
-
-function pythonType(value: unknown): string {
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  if (Array.isArray(value)) return 'list';
-  return isObject(value) ? 'dict' : 'NoneType';
-}
 
 /** A value of the field's type, with PostHog's coercions (`"5432"` is 5432, `"true"` is true); undefined when it is none. */
 function coerce(field: ConfigField, value: unknown): unknown {
@@ -68,7 +60,7 @@ export function checkConfig(fields: readonly ConfigField[], config: unknown, par
       continue;
     }
     const coerced = coerce(field, value);
-    if (coerced === undefined) throw new ValidationError(`Configuration has invalid type: got '${pythonType(value)}', expected '${PYTHON_TYPES[field.type]}'`, 'destination');
+    if (coerced === undefined) throw new ValidationError(`Configuration has invalid type: got '${pythonTypeName(value)}', expected '${PYTHON_TYPES[field.type]}'`, 'destination');
     if (field.choices && !field.choices.includes(coerced as string)) {
       throw new ValidationError(`"${String(coerced)}" is not a valid choice for '${field.name}'. Choices are: ${field.choices.filter((choice) => choice !== null).join(', ')}.`, 'destination');
     }

@@ -49,14 +49,14 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})
 export function checkDateTime(value: unknown, attr: string): Date | null | undefined {
   if (value === undefined) return undefined;
   if (value === null || value === '') return null;
-  if (typeof value !== 'string' || !ISO_DATETIME.test(value.trim())) throw new ValidationError(DATETIME_FORMAT, attr, 'invalid_input');
+  if (typeof value !== 'string' || !ISO_DATETIME.test(value.trim())) throw new ValidationError(DATETIME_FORMAT, attr);
   const text = value.trim().replace(' ', 'T');
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) || !text.includes('T');
   const date = new Date(zoned ? text : `${text}Z`);
   const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
   // Date reads February 30th as March 2nd.
   const exists = month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (!exists || Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1970) throw new ValidationError(DATETIME_FORMAT, attr, 'invalid_input');
+  if (!exists || Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1970) throw new ValidationError(DATETIME_FORMAT, attr);
   return date;
 }
 

@@ -25,7 +25,7 @@ export function optionalMessageText(value: string | null | undefined): string | 
 
 export function optionalUuid(value: string | null | undefined, attr: string): string | null {
   if (value == null) return null;
-  if (!isUuid(value)) throw new ValidationError('Must be a valid UUID.', attr, 'invalid_input');
+  if (!isUuid(value)) throw new ValidationError('Must be a valid UUID.', attr);
   return value.toLowerCase();
 }
 

@@ -100,7 +100,7 @@ export async function deleteConfigsOfEnvironments(em: EntityManager, environment
 /** `content` and `sidebar`: an object or array (null means `{}`), within the size limit. */
 function layout(value: unknown, attr: 'content' | 'sidebar'): unknown {
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object') throw new ValidationError(`Invalid value for field '${attr}'`, attr, 'invalid_input');
+  if (typeof value !== 'object') throw new ValidationError(`Invalid value for field '${attr}'`, attr);
   if (exceedsDepth(value)) throw new ValidationError(`Ensure this field nests no deeper than ${MAX_JSON_DEPTH} levels.`, attr, 'max_depth');
   if (jsonSize(value) > MAX_LAYOUT_BYTES) {
     throw new ValidationError(`Ensure this field is no larger than ${MAX_LAYOUT_BYTES} bytes of JSON.`, attr, 'max_length');

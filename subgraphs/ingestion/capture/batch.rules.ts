@@ -53,6 +53,6 @@ export function identify(events: CapturedEvent[], environmentId: number): Captur
 function sentAt(value: string | null | undefined): BatchContext['sent_at'] {
   if (value === undefined || value === null || value === '') return null;
   const time = parseIsoTime(value);
-  if (!time) throw new ValidationError('Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z).', 'sent_at', 'invalid_input');
+  if (!time) throw new ValidationError('Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z).', 'sent_at');
   return time;
 }

@@ -24,7 +24,7 @@ export function readPayload(text: string): BatchInput {
   const documents = (batch: unknown, path: EventDocuments['path']): EventDocuments =>
     sanitised ? { json: stringified(batch), path: 'array' } : { json: text, path };
   if (Array.isArray(body)) return { batch: body, documents: documents(body, 'array') };
-  if (!isObject(body)) throw new ValidationError(`Invalid data. Expected a dictionary or a list, but got ${typeName(body)}.`, null, 'invalid_input');
+  if (!isObject(body)) throw new ValidationError(`Invalid data. Expected a dictionary or a list, but got ${typeName(body)}.`, null);
   if (!('batch' in body)) return { batch: [body], documents: documents([body], 'single') };
   return {
     api_key: optional(body.api_key ?? body.token, 'string', 'api_key', 'Not a valid string.'),
@@ -37,7 +37,7 @@ export function readPayload(text: string): BatchInput {
 
 function optional<T>(value: unknown, type: 'string' | 'boolean', attr: string, detail: string): T | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== type) throw new ValidationError(detail, attr, 'invalid_input');
+  if (typeof value !== type) throw new ValidationError(detail, attr);
   return value as T;
 }
 

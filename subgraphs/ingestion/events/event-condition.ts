@@ -29,6 +29,6 @@ export function eventCondition(environmentId: number, filter: EventFilter): Even
 
 function boundary(value: string, attr: string): string {
   const time = parseIsoTime(value);
-  if (!time) throw new ValidationError('Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z).', attr, 'invalid_input');
+  if (!time) throw new ValidationError('Datetime has wrong format. Use ISO 8601 (e.g. 2025-11-24T12:34:56Z).', attr);
   return formatEventTime(time);
 }

@@ -15,6 +15,6 @@ export function encodeCursor(position: EventPosition): string {
 
 export function decodeCursor(cursor: string): EventPosition {
   const [timestamp = '', uuid = '', rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(' ');
-  if (rest !== undefined || !parseIsoTime(timestamp) || !isUuid(uuid)) throw new ValidationError('Invalid cursor.', 'cursor', 'invalid_input');
+  if (rest !== undefined || !parseIsoTime(timestamp) || !isUuid(uuid)) throw new ValidationError('Invalid cursor.', 'cursor');
   return { timestamp, uuid };
 }

@@ -28,7 +28,7 @@ export class GroupService {
 }
 
 function typeIndex(value: number): number {
-  if (!Number.isInteger(value) || value < 0 || value > 4) throw new ValidationError('Ensure this value is between 0 and 4.', 'group_type_index', 'invalid_input');
+  if (!Number.isInteger(value) || value < 0 || value > 4) throw new ValidationError('Ensure this value is between 0 and 4.', 'group_type_index');
   return value;
 }
 

@@ -24,7 +24,7 @@ export class ModelsService {
     const profile = PROVIDER_PROFILES[provider];
     if (!args.key_id) return { models: profile.curated.map((id) => ({ id, posthog_available: id === profile.defaultModel })) };
     const { key, apiKey } = await keys.usableKey(actor, args.project_id, args.key_id);
-    if (key.provider !== provider) throw new ValidationError(`The key is for ${key.provider}, not ${provider}.`, 'key_id', 'invalid_input');
+    if (key.provider !== provider) throw new ValidationError(`The key is for ${key.provider}, not ${provider}.`, 'key_id');
     const ids = await liveModels(provider, apiKey);
     await markKeyUsed(this.em, key.id);
     return { models: ids.map((id) => ({ id, posthog_available: id === profile.defaultModel })) };

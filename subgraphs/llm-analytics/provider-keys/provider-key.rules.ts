@@ -23,10 +23,10 @@ export function validApiKey(provider: Provider, apiKey: string | null | undefine
   const key = apiKey?.trim();
   if (!key) throw new ValidationError(required, 'api_key', 'required');
   // Printable ASCII only: it goes into an HTTP header, where anything else cannot travel.
-  if (key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) throw new ValidationError('This API key is not in a valid format.', 'api_key', 'invalid_input');
+  if (key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) throw new ValidationError('This API key is not in a valid format.', 'api_key');
   const pattern = PROVIDER_PROFILES[provider].keyPattern;
   if (pattern && !key.startsWith(pattern.prefix)) {
-    throw new ValidationError(`Invalid ${PROVIDER_PROFILES[provider].label} API key format: it should start with ${pattern.prefix}`, 'api_key', 'invalid_input');
+    throw new ValidationError(`Invalid ${PROVIDER_PROFILES[provider].label} API key format: it should start with ${pattern.prefix}`, 'api_key');
   }
   return key;
 }

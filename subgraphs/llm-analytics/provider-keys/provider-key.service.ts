@@ -63,7 +63,7 @@ export class ProviderKeyService {
   async update(actor: Actor, args: UpdateProviderKeyArgs): Promise<ProviderKeyRecord> {
     const key = await this.find(actor, args.project_id, args.id);
     if (args.provider != null && validProvider(args.provider) !== key.provider) {
-      throw new ValidationError("A key's provider cannot change; create a key for the other provider.", 'provider', 'invalid_input');
+      throw new ValidationError("A key's provider cannot change; create a key for the other provider.", 'provider');
     }
     const name = args.name != null ? validName(args.name) : undefined;
     const apiKey = args.api_key != null ? validApiKey(key.provider, args.api_key, 'This field may not be blank.') : undefined;

@@ -66,10 +66,10 @@ function noModel(why: string): ValidationError {
 
 /** A model id as a caller may name one: the provider it belongs to, or a 400 on `model`. */
 function requestedProvider(model: string): Provider {
-  if (model.length > 200 || !/^[\w.:/@-]+$/.test(model)) throw new ValidationError('A model id is at most 200 letters, digits and . _ : / @ -.', 'model', 'invalid_input');
+  if (model.length > 200 || !/^[\w.:/@-]+$/.test(model)) throw new ValidationError('A model id is at most 200 letters, digits and . _ : / @ -.', 'model');
   const provider = providerOfModel(model);
   if (!provider) {
-    throw new ValidationError(`Unknown model "${model}": use an OpenAI, Anthropic or Gemini model id, or vendor/model for OpenRouter.`, 'model', 'invalid_input');
+    throw new ValidationError(`Unknown model "${model}": use an OpenAI, Anthropic or Gemini model id, or vendor/model for OpenRouter.`, 'model');
   }
   return provider;
 }

@@ -158,7 +158,7 @@ function traceIds(value: string[] | null | undefined): string[] {
   if (value == null) throw new ValidationError('This field is required.', 'trace_ids', 'required');
   if (value.length > MAX_BATCH) throw new ValidationError(`Ensure this field has no more than ${MAX_BATCH} elements.`, 'trace_ids', 'max_length');
   const bad = value.findIndex((id) => !id || id.length > MAX_ID_LENGTH);
-  if (bad >= 0) throw new ValidationError(`Each trace id must be 1 to ${MAX_ID_LENGTH} characters.`, `trace_ids__${bad}`, 'invalid_input');
+  if (bad >= 0) throw new ValidationError(`Each trace id must be 1 to ${MAX_ID_LENGTH} characters.`, `trace_ids__${bad}`);
   return [...new Set(value)];
 }
 

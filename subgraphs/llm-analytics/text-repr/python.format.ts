@@ -118,15 +118,8 @@ export function withThousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Python's `type(value).__name__` for a JSON value. */
-export function pyTypeName(value: unknown): string {
-  if (value === null || value === undefined) return 'NoneType';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  if (typeof value === 'string') return 'str';
-  if (Array.isArray(value)) return 'list';
-  return 'dict';
-}
+/** Python's `type(value).__name__` for a JSON value (the shared kit's). */
+export { pythonTypeName as pyTypeName } from '../../shared/validation.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // repr / str

@@ -1,5 +1,6 @@
 import type { ZodIssue } from 'zod';
 import { ValidationError } from '../../shared/errors.js';
+import { pythonTypeName } from '../../shared/validation.js';
 
 /**
  * A setting's first problem as DRF's fields word it (PostHog's serializers validate these fields):
@@ -47,19 +48,9 @@ function typeWording(expected: string, value: unknown): [code: string, detail: s
   if (expected === 'integer') return ['invalid_input', 'A valid integer is required.'];
   if (expected === 'number') return ['invalid_input', 'A valid number is required.'];
   if (expected === 'string') return ['invalid_input', 'Not a valid string.'];
-  if (expected === 'array') return ['not_a_list', `Expected a list of items but got type "${pythonType(value)}".`];
-  if (expected === 'object') return ['not_a_dict', `Expected a dictionary of items but got type "${pythonType(value)}".`];
-  return ['invalid_input', `Expected ${expected}, received ${pythonType(value)}.`];
-}
-
-/** The name Python gives the JSON value's type, as DRF's messages quote it. */
-function pythonType(value: unknown): string {
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  if (Array.isArray(value)) return 'list';
-  if (value === null) return 'NoneType';
-  return 'dict';
+  if (expected === 'array') return ['not_a_list', `Expected a list of items but got type "${pythonTypeName(value)}".`];
+  if (expected === 'object') return ['not_a_dict', `Expected a dictionary of items but got type "${pythonTypeName(value)}".`];
+  return ['invalid_input', `Expected ${expected}, received ${pythonTypeName(value)}.`];
 }
 
 function valueAt(input: unknown, path: readonly (string | number)[]): unknown {

@@ -80,6 +80,6 @@ export function instant(text: string): Date {
   const normalised = text.trim().replace(' ', 'T');
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(normalised) || normalised.length === 10 ? normalised : `${normalised}Z`;
   const parsed = ISO_8601.test(normalised) ? new Date(zoned) : new Date(NaN);
-  if (Number.isNaN(parsed.getTime())) throw new ValidationError('Invalid datetime format. Use ISO8601 (e.g., 2025-11-24T12:34:56Z).', 'at', 'invalid_input');
+  if (Number.isNaN(parsed.getTime())) throw new ValidationError('Invalid datetime format. Use ISO8601 (e.g., 2025-11-24T12:34:56Z).', 'at');
   return parsed;
 }
