@@ -1,4 +1,4 @@
-import { KEY_PARAMETER } from '../subgraphs/shared/auth/key-parameter.js';
+import { isBearer, KEY_PARAMETER } from '../subgraphs/shared/auth/key-parameter.js';
 import { UNKNOWN_PERSONAL_KEY } from '../subgraphs/shared/errors.js';
 
 /** Where a REST request's personal API key was found, in the words of PostHog's 401. */
@@ -16,7 +16,7 @@ export interface RestCredential {
  */
 export function restCredential(headers: Headers, body: Record<string, unknown> | undefined, query: URLSearchParams): RestCredential {
   const header = headers.get('authorization');
-  if (header) return { authorization: header, source: 'Authorization header' };
+  if (header && isBearer(header)) return { authorization: header, source: 'Authorization header' };
   const fromBody = body?.[KEY_PARAMETER];
   if (typeof fromBody === 'string' && fromBody !== '') return { authorization: `Bearer ${fromBody}`, source: 'body' };
   const fromQuery = query.get(KEY_PARAMETER);

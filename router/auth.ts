@@ -1,4 +1,7 @@
 import { ANONYMOUS, SERVICE, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { KEY_CHANGES_TOPIC, type KeyChange } from '../subgraphs/shared/auth/key-changes.js';
+import { isBearer } from '../subgraphs/shared/auth/key-parameter.js';
+import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import { sha256Hex } from '../subgraphs/shared/crypto.js';
 import { AuthenticationFailedError } from '../subgraphs/shared/errors.js';
 import { callSubgraph } from './subgraph-client.js';
@@ -20,7 +23,11 @@ interface Memberships {
   organizations: { id: string; level: number }[];
 }
 
-/** How long a resolved key is trusted before it is looked up again: revocation wins within this. */
+/**
+ * How long a resolved key is trusted before it is looked up again. A key revoked, rolled or
+ * rescoped is announced on the pub/sub (see `follow`) and dropped at once; where no announcement
+ * can come (a router run alone without Redis, a key removed by a command-line tool), this bounds it.
+ */
 export const AUTH_CACHE_MS = 1000;
 const MAX_CACHED_KEYS = 10_000;
 
@@ -37,9 +44,12 @@ export class Authenticator {
     private readonly urls: { accounts: string; projects: string },
   ) {}
 
-  /** The actor for an Authorization header value; anonymous without one. */
+  /**
+   * The actor for an Authorization header value; anonymous without one, or with a scheme other
+   * than Bearer (`Basic …`), which PostHog does not read as carrying a key either.
+   */
   actorFor(authorization: string | null | undefined): Promise<Actor> {
-    if (!authorization) return Promise.resolve(ANONYMOUS);
+    if (!authorization || !isBearer(authorization)) return Promise.resolve(ANONYMOUS);
     const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) return Promise.reject(new AuthenticationFailedError());
     const key = match[1]!;
@@ -50,6 +60,18 @@ export class Authenticator {
     const actor = this.lookup(key);
     this.remember(cacheKey, actor, now);
     return actor;
+  }
+
+  /**
+   * Drops what is cached of each key announced as changed (revoked, rolled, rescoped) by any process
+   * on this pub/sub, so that the change holds at once here rather than within AUTH_CACHE_MS.
+   */
+  async follow(pubsub: PubSub): Promise<void> {
+    const changes = pubsub.subscribe<KeyChange>(KEY_CHANGES_TOPIC);
+    await pubsub.ready();
+    void (async () => {
+      for await (const { payload } of changes) this.cache.delete(payload.hash);
+    })().catch(() => undefined);
   }
 
   private remember(cacheKey: string, actor: Promise<Actor>, now: number): void {
@@ -86,4 +108,14 @@ export class Authenticator {
       organizations: Object.fromEntries(memberships.organizations.map((o) => [o.id, o.level])),
     };
   }
+}
+
+/**
+ * Whether `after` may reach less than `before`: a scope it no longer has (unless it now has `*`), or
+ * an organization it left or holds at a lower level. What was started under `before` must stop.
+ */
+export function narrowedAccess(before: Actor, after: Actor): boolean {
+  const scopes = new Set(after.scopes);
+  const lostScope = !scopes.has('*') && before.scopes.some((scope) => !scopes.has(scope));
+  return lostScope || Object.entries(before.organizations).some(([id, level]) => (after.organizations[id] ?? -1) < level);
 }

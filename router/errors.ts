@@ -12,6 +12,25 @@ export function toContractError(error: unknown): GraphQLFormattedError {
   return withoutInternals(withContractFields(typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError)));
 }
 
+/**
+ * The errors of a result as clients get them. In a result without data, an error that nobody gave
+ * a code or a status and that has no path is the request's own (a syntax error, an operation name
+ * the document lacks): Yoga marks those 400 over plain HTTP only, so over graphql-ws and event
+ * streams they would otherwise read as a server failure.
+ */
+export function contractErrorsOf(result: { data?: unknown; errors?: readonly unknown[] }): GraphQLFormattedError[] {
+  const dataless = result.data == null;
+  return (result.errors ?? []).map((error) => toContractError(dataless ? asRequestError(error) : error));
+}
+
+function asRequestError(error: unknown): unknown {
+  const candidate = error as { toJSON?: () => GraphQLFormattedError };
+  const formatted = typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError);
+  const extensions = formatted.extensions ?? {};
+  const coded = ['code', 'status', 'http', 'type', 'serviceName'].some((name) => name in extensions);
+  return coded || formatted.path ? formatted : { ...formatted, extensions: { ...extensions, code: 'BAD_REQUEST' } };
+}
+
 function withContractFields(formatted: GraphQLFormattedError): GraphQLFormattedError {
   if (formatted.extensions?.type !== undefined) return formatted;
   if (typeof formatted.extensions?.serviceName === 'string') return unavailable(formatted, formatted.extensions.serviceName);
@@ -60,7 +79,7 @@ export function useContractErrors(): GatewayPlugin {
   return {
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
-      const errors = result.errors.map(toContractError);
+      const errors = contractErrorsOf(result);
       const status = Number(errors[0]?.extensions?.status);
       if ((!('data' in result) || result.data == null) && status >= 400 && status < 500) statuses.set(request, { status, retryAfter: retryAfterHeader(errors[0]) });
       setResult({ ...result, errors: errors as never });

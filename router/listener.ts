@@ -4,9 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
 import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import type { Context, ServerOptions } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import type { FormattedExecutionResult } from 'graphql';
+import type { Actor } from '../subgraphs/shared/auth/actor.js';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError, NOT_UTF8, NotFoundError, ParseError, PayloadTooLargeError, ValidationError, RequestTimeoutError, ThrottledError } from '../subgraphs/shared/errors.js';
+import { AppError, AuthenticationFailedError, ForbiddenError, NOT_UTF8, NotFoundError, ParseError, PayloadTooLargeError, ValidationError, RequestTimeoutError, ThrottledError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
@@ -16,8 +19,8 @@ import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/sha
 import { ALLOWED, type Verdict } from '../subgraphs/shared/rate-limit.js';
 import { Slots } from '../subgraphs/shared/slots.js';
 import { logSocketErrors, ReasonedWebSocket } from '../subgraphs/shared/websocket.js';
-import type { Authenticator } from './auth.js';
-import { graphqlErrorResponse, toContractError } from './errors.js';
+import { narrowedAccess, type Authenticator } from './auth.js';
+import { contractErrorsOf, graphqlErrorResponse, toContractError } from './errors.js';
 import { headerValue, type RouterContext } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
@@ -82,35 +85,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   // A graphql-ws message is a request body too, sent before the key is checked: the ordinary limit holds.
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes, WebSocket: ReasonedWebSocket });
   /** The graphql-ws connections accepted, for the metrics' gauges. */
-  const connections = new Set<{ subscriptions: Record<string, unknown> }>();
-  const wsServer = useServer(
-    {
-      ...getGraphQLWSOptions<RouterContext, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({ req: ctx.extra.request })),
-      // Each event first re-checks the key (cached for a second): a revoked key's sockets close.
-      // A lookup that failed (a subgraph slow or down) proves nothing about the key: the event goes.
-      // Errors carry the contract's codes; those from subgraphs arrive as plain objects.
-      onNext: async (ctx, _id, _payload, _args, result) => {
-        const refused = await options.authenticator.actorFor(connectionAuthorization(ctx)).then(
-          () => false,
-          (error: unknown) => error instanceof AppError && error.status === 401,
-        );
-        if (refused) {
-          ctx.extra.socket.close(4403, 'Forbidden');
-          return { data: null, errors: [{ message: 'The key of this connection is no longer valid.' }] };
-        }
-        return result.errors ? { ...result, errors: result.errors.map(toContractError) } : undefined;
-      },
-      onError: (_ctx, _id, _payload, errors) => errors.map(toContractError),
-      // A bad key closes the socket at once (4403) instead of failing each subscription later.
-      onConnect: (ctx) =>
-        options.authenticator.actorFor(connectionAuthorization(ctx)).then(
-          () => (connections.add(ctx), true),
-          () => false,
-        ),
-      onClose: (ctx) => void connections.delete(ctx),
-    },
-    sockets,
-  );
+  const connections = new Set<WsContext>();
+  const wsServer = useServer(graphqlWsOptions(options, connections), sockets);
   logSocketErrors(sockets, log);
   const unwatch = watchSubscriptions(() => ({
     connections: connections.size,
@@ -146,6 +122,68 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
 /** The key of a graphql-ws connection: its connection params, else its upgrade request's header. */
 function connectionAuthorization(ctx: { connectionParams?: Record<string, unknown>; extra: { request: IncomingMessage } }): string | undefined {
   return headerValue(ctx.connectionParams, 'authorization') ?? ctx.extra.request.headers.authorization;
+}
+
+type WsContext = Context<Record<string, unknown> | undefined, WsExtra>;
+
+interface WsExtra {
+  request: IncomingMessage;
+  socket: WebSocket;
+  /** The connection's caller as last checked: what its subscriptions were started with, or less. */
+  actor?: Actor;
+}
+
+/**
+ * graphql-ws on the gateway. Each operation counts against its key's rate, as an HTTP request does.
+ * Each event first re-checks the key (cached for a second): the sockets of a key that is no longer
+ * valid close (4401), and so do those of a key that lost a scope or an organization since (4403),
+ * since the subscriptions running on them were allowed under what it had; the client reconnects
+ * and subscribes again as the key now is. A lookup that failed (a subgraph slow or down) proves
+ * nothing about the key: the event goes. Errors carry the contract's codes.
+ */
+function graphqlWsOptions(options: ListenerOptions, connections: Set<WsContext>): ServerOptions<Record<string, unknown> | undefined, WsExtra> {
+  const { authenticator, throttle } = options;
+  const gatewayOptions = getGraphQLWSOptions<RouterContext, WsExtra>(options.gateway, (ctx) => ({ req: ctx.extra.request }));
+  return {
+    ...gatewayOptions,
+    onConnect: (ctx) =>
+      authenticator.actorFor(connectionAuthorization(ctx)).then(
+        (actor) => {
+          ctx.extra.actor = actor;
+          connections.add(ctx);
+          return true;
+        },
+        () => {
+          closeWith(ctx, new AuthenticationFailedError());
+          return false;
+        },
+      ),
+    onSubscribe: async (ctx, id, payload) => {
+      const verdict = throttle ? await throttle(connectionAuthorization(ctx)) : ALLOWED;
+      if (!verdict.allowed) return [new ThrottledError(verdict.retryAfterSeconds)];
+      return gatewayOptions.onSubscribe!(ctx, id, payload);
+    },
+    onNext: async (ctx, _id, _payload, _args, result) => {
+      const current = await authenticator.actorFor(connectionAuthorization(ctx)).catch((error: unknown) => (error instanceof AppError && error.status === 401 ? null : undefined));
+      if (current === null) return closeWith(ctx, new AuthenticationFailedError('The key of this connection is no longer valid.'));
+      if (current && ctx.extra.actor && narrowedAccess(ctx.extra.actor, current)) {
+        return closeWith(ctx, new ForbiddenError('The key of this connection lost scopes or access since it subscribed; subscribe again.'));
+      }
+      if (current) ctx.extra.actor = current;
+      return result.errors ? { ...result, errors: contractErrorsOf(result) } : undefined;
+    },
+    onError: (_ctx, _id, _payload, errors) => contractErrorsOf({ errors }),
+    onClose: (ctx) => void connections.delete(ctx),
+  };
+}
+
+/**
+ * Closes a graphql-ws connection for a 401 (4401) or 403 (4403), ahead of graphql-ws's own 4403
+ * for a refused connection; the result is the event that goes out instead of the data.
+ */
+function closeWith(ctx: WsContext, error: AppError): FormattedExecutionResult {
+  ctx.extra.socket.close(error.status === 401 ? 4401 : 4403, error.status === 401 ? 'Unauthorized' : 'Forbidden');
+  return { data: null, errors: [toContractError(error)] };
 }
 
 async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -8,6 +8,7 @@ import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import type { Config } from '../subgraphs/shared/config.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
+import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import { Authenticator } from './auth.js';
 import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
@@ -23,6 +24,8 @@ interface Subgraphs {
   urls: Record<string, string>;
   /** Those running in this process, called without HTTP. */
   local?: Record<string, LocalSubgraph>;
+  /** Their pub/sub (none for subgraphs run elsewhere). */
+  pubsub?: PubSub;
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
   embedded: boolean;
@@ -47,6 +50,7 @@ export async function runPlatform(settings: Config, log: Logger, started: number
 async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
+  if (subgraphs.pubsub) await authenticator.follow(subgraphs.pubsub);
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const throttle = await configuredKeyThrottle(authenticator, settings);
   const rest = createRest({
@@ -124,7 +128,7 @@ async function listenIngestPort(settings: Config, ingest: IngestHandler, subgrap
 async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
   const prepared = cluster.isWorker ? await preparedDatabase() : undefined;
   const running = await startSubgraphs(settings, log, { prepared: prepared?.database });
-  return { urls: running.urls, local: running.local, healthy: running.healthy, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
+  return { urls: running.urls, local: running.local, pubsub: running.pubsub, healthy: running.healthy, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
 }
 
 /** Subgraphs run elsewhere (SUBGRAPH_URLS). */

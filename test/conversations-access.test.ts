@@ -241,7 +241,7 @@ describe('scope matrix: the conversation_stream subscription needs conversation:
     expect(none.error?.extensions?.code).toBe('not_authenticated');
     const unknown = await follow(UNKNOWN_KEY, target.id);
     expect(unknown.events).toEqual([]);
-    expect(unknown.closeCode).toBe(4403);
+    expect(unknown.closeCode).toBe(4401);
     const unrelated = await follow(await keyOf(owner, 'unrelated'), target.id);
     expect(unrelated.events).toEqual([]);
     expect(unrelated.error?.message).toBe(missingScope(READ).detail);

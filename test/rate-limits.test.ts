@@ -3,6 +3,7 @@ import { anEvent, eventCount, postBatch } from './kit/ingest.js';
 import { api, gql } from './kit/http.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
+import { wsClient } from './kit/ws.js';
 
 let stack: Stack;
 let owner: Tenant;
@@ -44,6 +45,21 @@ describe('rate limits', () => {
     expect((await api(stack.url, 'GET', path)).status).toBe(401);
     const { errors } = await gql(stack.graphqlUrl, '{ __typename }', {}, other);
     expect(errors).toBeUndefined();
+  });
+
+  it('count every operation sent over graphql-ws, and refuse those past the rate with the same error', async () => {
+    const key = await createKey(stack.url, owner.personal_api_key, ['customer_profile_config:read']);
+    const client = wsClient(stack.wsUrl, key);
+    const ask = () => new Promise<{ data?: unknown; errors?: readonly { extensions?: Record<string, unknown> }[] }>((resolve) => {
+      let answer: { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> }[] } = {};
+      client.subscribe({ query: '{ __typename }' }, { next: (value) => (answer = value as typeof answer), error: (errors) => resolve({ errors: errors as never }), complete: () => resolve(answer) });
+    });
+    for (let request = 0; request < 5; request++) expect(await ask()).toEqual({ data: { __typename: 'Query' } });
+    const refused = await ask();
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'throttled', type: 'throttled_error', status: 429 });
+    // The operations over the socket counted: HTTP with the same key is refused too.
+    expect((await api(stack.url, 'GET', `/api/environments/${owner.environment_id}/customer_profile_configs/`, { key })).status).toBe(429);
+    await client.dispose();
   });
 
   it('count a key sent in the query string or the body as the same key', async () => {

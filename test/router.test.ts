@@ -78,6 +78,30 @@ describe('router limits', () => {
     }
   });
 
+  it('reads a POST body of another or no content type as JSON, as REST does, and refuses what is not JSON with a 400 body (never a bare 415)', async () => {
+    const post = async (headers: Record<string, string>, body: string) => {
+      const response = await fetch(stack.graphqlUrl, { method: 'POST', headers: { ...headers, authorization: `Bearer ${tenant.personal_api_key}` }, body });
+      return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] } };
+    };
+    const operation = JSON.stringify({ query: '{ me { email } }' });
+    expect(await post({ 'content-type': 'text/plain' }, operation)).toEqual({ status: 200, body: { data: { me: { email: tenant.email } } } });
+    for (const contentType of ['application/xml', 'multipart/form-data; boundary=x', 'text/plain']) {
+      const refused = await post({ 'content-type': contentType }, '<query>{ me { email } }</query>');
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', status: 400 });
+    }
+  });
+
+  it('answers a syntax error asked for as an event stream with a 400, as plain JSON answers it', async () => {
+    const response = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${tenant.personal_api_key}` },
+      body: JSON.stringify({ query: '{ me { ' }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('"code":"invalid_input"');
+  });
+
   it('lets explorers introspect (introspection does not count towards depth)', async () => {
     const result = await gql(stack.graphqlUrl, '{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name ofType { name } } } } } } } } }', {}, tenant.personal_api_key);
     expect(result.errors).toBeUndefined();

@@ -69,7 +69,34 @@ describe('subscriptions through the router, in-process pub/sub', () => {
     await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { secret: 'after revocation' } } });
     await events.ended();
     expect(JSON.stringify(events.results.slice(probes))).not.toContain('after revocation');
+    expect((events.failure as { code?: number }).code).toBe(4401);
+    await client.dispose();
+  });
+
+  it('closes a subscription whose key loses its scope, before the next event (4403)', async () => {
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'narrowed', scopes: ['customer_profile_config:read'] } });
+    const client = wsClient(stack.wsUrl, created.body.value);
+    const events = collect(client, CHANGES, { p: tenant.environment_id });
+    const probes = await untilLive(stack, tenant, events);
+    const narrowed = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key, body: { scopes: ['project:read'] } });
+    expect(narrowed.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { secret: 'after narrowing' } } });
+    await events.ended();
+    expect(JSON.stringify(events.results.slice(probes))).not.toContain('after narrowing');
     expect((events.failure as { code?: number }).code).toBe(4403);
+    await client.dispose();
+  });
+
+  it.each([
+    ['a syntax error', 'subscription {', undefined],
+    ['an operation name the document lacks', 'query A { __typename }', 'B'],
+  ])('answers %s over graphql-ws as a 400, as over HTTP', async (_case, query, operationName) => {
+    const client = wsClient(stack.wsUrl, tenant.personal_api_key);
+    const errors = await new Promise<readonly { extensions?: Record<string, unknown> }[]>((resolve) => {
+      client.subscribe({ query, operationName }, { next: (value) => resolve(value.errors ?? []), error: (failure) => resolve(failure as never), complete: () => undefined });
+    });
+    expect(errors[0]?.extensions).toMatchObject({ code: 'invalid_input', type: 'validation_error', status: 400 });
     await client.dispose();
   });
 
@@ -90,7 +117,7 @@ describe('subscriptions through the router, in-process pub/sub', () => {
     const client = wsClient(stack.wsUrl, 'phx_unknownKey000000000000000000');
     const events = collect(client, CHANGES, { p: tenant.environment_id });
     await events.ended();
-    expect(String((events.failure as { code?: number })?.code ?? events.failure)).toMatch(/4403|Forbidden/);
+    expect(String((events.failure as { code?: number })?.code ?? events.failure)).toMatch(/4401|Unauthorized/);
     await client.dispose();
   });
 

@@ -123,6 +123,16 @@ describe('two workers without Redis', () => {
     expect(refused[0]!.body).toMatchObject({ type: 'throttled_error', code: 'throttled' });
   });
 
+  it('revokes a key at once on both workers, though each had it cached', async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'workers-revoke');
+    const created = await call(platform.url, 'POST', '/api/personal_api_keys/', { key: owner.personal_api_key, body: { label: 'revoked', scopes: ['user:read'] } });
+    expect(created.status).toBe(201);
+    // Consecutive connections reach the workers in turn: both learn the key.
+    for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', '/api/users/@me/', { key: created.body.value })).status).toBe(200);
+    expect((await call(platform.url, 'DELETE', `/api/personal_api_keys/${created.body.id}/`, { key: owner.personal_api_key })).status).toBe(204);
+    for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', '/api/users/@me/', { key: created.body.value })).status).toBe(401);
+  });
+
   it('sends a mail queued by one worker exactly once, though both work the outbox', async () => {
     const asked = await call(platform.url, 'POST', '/api/users/request_email_verification/', { body: { uuid: tenant.user_uuid } });
     expect(asked.status).toBe(200);

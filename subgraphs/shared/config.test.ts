@@ -30,9 +30,24 @@ describe(parseConfig.name, () => {
     ['LOG_LEVEL', 'loud'],
     ['SECRET_KEY', 'short'],
     ['SMTP_URL', 'http://mail'],
+    ['HOST', 'not a host'],
   ])('names %s when it is set but invalid', (variable, value) => {
     expect(() => parseConfig({ DATA_DIR: dataDir(), [variable]: value })).toThrowError(new RegExp(`^invalid setting ${variable}: `));
     expect(() => parseConfig({ DATA_DIR: dataDir(), [variable]: value })).toThrow(ConfigError);
+  });
+
+  it('takes host names and IPv4 and IPv6 addresses as HOST', () => {
+    for (const host of ['localhost', '0.0.0.0', '::', '::1', '[::1]', 'api.example.com']) expect(parseConfig({ DATA_DIR: dataDir(), HOST: host }).HOST).toBe(host);
+  });
+
+  it('refuses an INGEST_PORT or METRICS_PORT that is PORT, before anything starts', () => {
+    expect(() => parseConfig({ DATA_DIR: dataDir(), PORT: '18210', INGEST_PORT: '18210' })).toThrowError(/^invalid setting INGEST_PORT: must differ from PORT/);
+    expect(() => parseConfig({ DATA_DIR: dataDir(), PORT: '18210', METRICS_PORT: '18210' })).toThrowError(/^invalid setting METRICS_PORT: must differ from PORT/);
+    expect(parseConfig({ DATA_DIR: dataDir(), PORT: '0', INGEST_PORT: '0' }).INGEST_PORT).toBe(0);
+  });
+
+  it('names DATA_DIR, at once, when it cannot be made (under /proc, where a recursive mkdir spins for ever)', () => {
+    expect(() => parseConfig({ DATA_DIR: '/proc/analytics-data/nested' })).toThrowError(/^invalid setting DATA_DIR: cannot be made/);
   });
 
   it('treats an empty variable as unset', () => {

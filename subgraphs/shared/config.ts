@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 
 /** Raised when a setting is present but unusable; start-up prints its one-line message and exits. */
@@ -22,12 +22,15 @@ const url = (protocols: string[]) =>
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** A DNS name, an IPv4 address or an IPv6 one (bare or in brackets): what `listen` can be given. */
+const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%\w+)?\]?)$/;
+
 /** PostHog's capture takes batches of up to 20 MB. */
 export const DEFAULT_MAX_INGEST_BODY_BYTES = 20 * 1_048_576;
 
 const schema = z.object({
   PORT: port.default(8000),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: z.string().regex(HOST_NAME, 'must be a host name or an IP address').default('127.0.0.1'),
   INGEST_PORT: port.optional(),
   /** Prometheus text at /metrics on a listener of its own (same HOST); none when unset. */
   METRICS_PORT: port.optional(),
@@ -119,6 +122,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(String(issue.path[0]), issue.message);
   }
+  for (const name of ['INGEST_PORT', 'METRICS_PORT'] as const) {
+    const own = parsed.data[name];
+    if (own && own === parsed.data.PORT) throw new ConfigError(name, `must differ from PORT (${own}), which serves every path already`);
+  }
   const dataDir = resolve(parsed.data.DATA_DIR);
   const secret = parsed.data.SECRET_KEY;
   return {
@@ -137,15 +144,29 @@ function loadOrCreateSecretKey(dataDir: string): string {
     return stored;
   }
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
   } catch (error) {
     // A file where the directory should be, or a parent the process may not write.
     throw new ConfigError('DATA_DIR', `cannot be made (${(error as Error).message})`);
   }
   const generated = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${generated}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  try {
+    writeFileSync(file, `${generated}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  } catch (error) {
+    throw new ConfigError('DATA_DIR', `cannot be written (${(error as Error).message})`);
+  }
   return generated;
+}
+
+/**
+ * `mkdir -p`, one level at a time from the nearest directory that exists. Node's recursive mkdir
+ * retries for ever where a level can never be made (under /proc it spins at full CPU).
+ */
+function makeDirectory(path: string): void {
+  const missing: string[] = [];
+  for (let level = path; !existsSync(level); level = dirname(level)) missing.unshift(level);
+  for (const level of missing) mkdirSync(level);
 }
 
 let cached: Config | undefined;

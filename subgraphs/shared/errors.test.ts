@@ -21,6 +21,14 @@ describe(contractError.name, () => {
     expect(body.attr).toBe(/\$(\w+)/.exec(message)![1]);
   });
 
+  it.each([
+    ['Field "create_llm_provider_key" argument "name" of type "String!" is required, but it was not provided.', 'required', 'This field is required.', 'name'],
+    ['Expected value of type "CustomerProfileScope!", found zzz; Value "zzz" does not exist in "CustomerProfileScope" enum.', 'invalid_choice', '"zzz" is not a valid choice.', null],
+    ['Expected value of type "CustomerProfileScope!", found "person"; Enum "CustomerProfileScope" cannot represent non-enum value: "person". Did you mean the enum value "person"?', 'invalid_choice', '"person" is not a valid choice.', null],
+  ])('rewords the document literal error %s', (message, code, detail, attr) => {
+    expect(contractError({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })).toEqual({ status: 400, body: { type: 'validation_error', code, detail, attr } });
+  });
+
   it('hides unexpected errors behind the generic server error', () => {
     expect(contractError({ message: 'connection reset at 10.0.0.3', extensions: { code: 'INTERNAL_SERVER_ERROR' } })).toEqual({
       status: 500,

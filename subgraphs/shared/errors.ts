@@ -184,7 +184,20 @@ function statusOfCode(code: string): number {
  * with `attr` naming the field.
  */
 export function contractError(error: { message: string; extensions?: Record<string, unknown> }): { status: number; body: ErrorBody } {
-  return variableError(error.message) ?? errorBody(error);
+  return variableError(error.message) ?? argumentError(error.message) ?? errorBody(error);
+}
+
+/**
+ * An argument written in the document itself that graphql-js's validation refused, in the code the
+ * REST layer gives the same field: a missing one is `required` (and named); a value that is not one
+ * of an enum's is `invalid_choice` (graphql-js does not name the argument then).
+ */
+function argumentError(message: string): { status: number; body: ErrorBody } | null {
+  const missing = /^Field "\w+" argument "(\w+)" of type "[^"]+" is required, but it was not provided\.$/.exec(message);
+  if (missing) return { status: 400, body: { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: missing[1]! } };
+  const choice = /^Expected value of type "[^"]+", found (.*?); (?:Value ".*" does not exist in "\w+" enum|Enum "\w+" cannot represent non-enum value)/.exec(message);
+  if (choice) return { status: 400, body: { type: 'validation_error', code: 'invalid_choice', detail: `"${choice[1]!.replace(/^"|"$/g, '')}" is not a valid choice.`, attr: null } };
+  return null;
 }
 
 function variableError(message: string): { status: number; body: ErrorBody } | null {

@@ -80,8 +80,17 @@ export function toRequest(request: IncomingMessage, body: Buffer): ReadBodyReque
 
 /** A Node request to the router's /graphql as a WHATWG Request, with its already-read body. */
 export function toGraphqlRequest(request: IncomingMessage, body: Buffer): ReadGraphqlRequest {
-  return new ReadGraphqlRequest(publicUrl(request), request.method ?? 'GET', request.headers as HeadersInit, body);
+  const method = request.method ?? 'GET';
+  const headers = method === 'POST' && !GRAPHQL_BODY_TYPE.test(request.headers['content-type'] ?? '') ? { ...request.headers, 'content-type': 'application/json' } : request.headers;
+  return new ReadGraphqlRequest(publicUrl(request), method, headers as HeadersInit, body);
 }
+
+/**
+ * The body types Yoga reads; any other POST body (none, `text/plain`, …) is read as JSON, as the
+ * REST layer reads it: Yoga would answer 415 with no body, where a client needs the contract's
+ * error (an unreadable body is a 400 `parse_error`).
+ */
+const GRAPHQL_BODY_TYPE = /^\s*application\/(json|graphql\+json|graphql|x-www-form-urlencoded)\s*(;|$)/i;
 
 /**
  * A WHATWG Request over a body the listener has read. A handler that knows it takes the bytes as

@@ -30,20 +30,20 @@ export class PersonalApiKeyResolver {
 
   @Authorized(ALL_SCOPES)
   @Mutation(() => PersonalApiKey, { description: 'Renames a key, or changes its scopes.' })
-  update_personal_api_key(@Args() { id, label, scopes }: UpdatePersonalApiKeyArgs, @Ctx() { actor, em }: SubgraphContext): Promise<PersonalApiKey> {
-    return new PersonalApiKeyService(em).update(actor, id, { label, scopes });
+  update_personal_api_key(@Args() { id, label, scopes }: UpdatePersonalApiKeyArgs, @Ctx() { actor, em, pubsub }: SubgraphContext): Promise<PersonalApiKey> {
+    return new PersonalApiKeyService(em, pubsub).update(actor, id, { label, scopes });
   }
 
   @Authorized(ALL_SCOPES)
   @Mutation(() => NewPersonalApiKey, { description: 'Gives a key a new value (same label and scopes); the old value stops working at once.' })
-  roll_personal_api_key(@Args() { id }: PersonalApiKeyIdArgs, @Ctx() { actor, em }: SubgraphContext): Promise<NewPersonalApiKey> {
-    return new PersonalApiKeyService(em).roll(actor, id);
+  roll_personal_api_key(@Args() { id }: PersonalApiKeyIdArgs, @Ctx() { actor, em, pubsub }: SubgraphContext): Promise<NewPersonalApiKey> {
+    return new PersonalApiKeyService(em, pubsub).roll(actor, id);
   }
 
   @Authorized(ALL_SCOPES)
   @Mutation(() => Boolean, { description: 'Revokes a key at once.' })
-  async delete_personal_api_key(@Args() { id }: PersonalApiKeyIdArgs, @Ctx() { actor, em }: SubgraphContext): Promise<boolean> {
-    await new PersonalApiKeyService(em).delete(actor, id);
+  async delete_personal_api_key(@Args() { id }: PersonalApiKeyIdArgs, @Ctx() { actor, em, pubsub }: SubgraphContext): Promise<boolean> {
+    await new PersonalApiKeyService(em, pubsub).delete(actor, id);
     return true;
   }
 

@@ -1,9 +1,11 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
+import { keyChange, KEY_CHANGES_TOPIC } from '../../shared/auth/key-changes.js';
 import { isKnownScope } from '../../shared/auth/scopes.js';
 import { generateToken, maskSecret } from '../../shared/crypto.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
 import { User } from '../users/user.entity.js';
@@ -27,7 +29,11 @@ export interface KeyIdentity {
 }
 
 export class PersonalApiKeyService {
-  constructor(private readonly em: EntityManager) {}
+  /** With the subgraph's pub/sub, keys revoked, rolled or rescoped are announced to the routers. */
+  constructor(
+    private readonly em: EntityManager,
+    private readonly pubsub?: PubSub,
+  ) {}
 
   list(actor: Actor): Promise<PersonalApiKey[]> {
     return this.em.find(PersonalApiKey, { user: requireUserId(actor) }, { orderBy: { created_at: 'desc', id: 'asc' } });
@@ -41,12 +47,13 @@ export class PersonalApiKeyService {
     return key;
   }
 
-  /** A new label or new scopes (the router's one-second cache of keys lets them apply within a second). */
+  /** A new label or new scopes; new scopes hold at once. */
   async update(actor: Actor, id: string, changes: { label?: string | null; scopes?: string[] | null }): Promise<PersonalApiKey> {
     const key = await this.get(actor, id);
     if (changes.label != null) key.label = validLabel(changes.label);
     if (changes.scopes != null) key.scopes = validScopes(changes.scopes);
     await this.em.flush();
+    if (changes.scopes != null) await this.announce(key.secure_value);
     return key;
   }
 
@@ -56,9 +63,11 @@ export class PersonalApiKeyService {
    */
   async roll(actor: Actor, id: string): Promise<NewPersonalApiKey> {
     const key = await this.get(actor, id);
+    const previous = key.secure_value;
     const value = generateToken('phx_');
     Object.assign(key, { secure_value: tokenHash(value), mask_value: maskSecret(value), last_used_at: null });
     await this.em.flush();
+    await this.announce(previous);
     return { ...key, value };
   }
 
@@ -108,10 +117,19 @@ export class PersonalApiKeyService {
     });
   }
 
-  /** Revokes a key: requests with it fail within a second, its open subscriptions close before their next event. */
+  /** Revokes a key: requests with it fail at once, its open subscriptions close before their next event. */
   async delete(actor: Actor, id: string): Promise<void> {
     const key = await this.get(actor, id);
     await this.em.removeAndFlush(key);
+    await this.announce(key.secure_value);
+  }
+
+  /**
+   * Tells the routers that a key no longer means what they may have cached (its change is saved:
+   * see `PubSub.publish`). Without a pub/sub (a command-line tool), their cache expires within a second.
+   */
+  private async announce(secureValue: string): Promise<void> {
+    await this.pubsub?.publish(KEY_CHANGES_TOPIC, keyChange(secureValue));
   }
 
   /** The identity behind a presented key, or null. Only the key's hash is looked up. */

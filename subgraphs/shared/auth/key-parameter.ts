@@ -6,3 +6,8 @@ export function loggableUrl(url: string | undefined): string | undefined {
   if (!url?.includes(KEY_PARAMETER)) return url;
   return url.replace(new RegExp(`([?&]${KEY_PARAMETER}=)[^&#]*`, 'g'), '$1[redacted]');
 }
+
+/** Whether an Authorization header is of the Bearer scheme (with or without a credential after it). */
+export function isBearer(authorization: string): boolean {
+  return /^\s*bearer(\s|$)/i.test(authorization);
+}

@@ -79,7 +79,8 @@ export class RedisPubSub implements PubSub {
     const publisher = createClient(options);
     const subscriber = createClient(options);
     for (const client of [publisher, subscriber]) {
-      client.on('error', (error: Error) => log?.warn({ err: error }, 'redis connection error'));
+      // Before the first connection, a failure is start-up's one line (REDIS_URL), not a log record per try.
+      client.on('error', (error: Error) => connected && log?.warn({ err: error }, 'redis connection error'));
     }
     try {
       await Promise.all([publisher.connect(), subscriber.connect()]);
