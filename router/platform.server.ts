@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRest } from '../rest-compat/rest.js';
 import { routerExecutor, routerSubscriber, useInProcessAnswers } from '../rest-compat/executors.js';
-import { startSubgraphs } from '../subgraphs/index.js';
+import { connectRedis, startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import type { Config } from '../subgraphs/shared/config.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
@@ -37,7 +37,7 @@ interface Subgraphs {
  * listeners; stops gracefully on SIGTERM or SIGINT.
  */
 export async function runPlatform(settings: Config, log: Logger, started: number): Promise<void> {
-  const subgraphs = settings.SUBGRAPH_URLS ? remoteSubgraphs(settings.SUBGRAPH_URLS) : await localSubgraphs(settings, log);
+  const subgraphs = settings.SUBGRAPH_URLS ? await remoteSubgraphs(settings, log) : await localSubgraphs(settings, log);
   try {
     await serve(settings, log, subgraphs, started);
   } catch (error) {
@@ -131,8 +131,12 @@ async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs>
   return { urls: running.urls, local: running.local, pubsub: running.pubsub, healthy: running.healthy, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
 }
 
-/** Subgraphs run elsewhere (SUBGRAPH_URLS). */
-function remoteSubgraphs(spec: string): Subgraphs {
-  const urls = subgraphUrls(spec);
-  return { urls, healthy: () => subgraphsHealthy(urls), stop: async () => undefined, embedded: false };
+/**
+ * Subgraphs run elsewhere (SUBGRAPH_URLS). With REDIS_URL, which such a deployment has, the router
+ * follows their pub/sub for keys revoked or changed.
+ */
+async function remoteSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
+  const urls = subgraphUrls(settings.SUBGRAPH_URLS!);
+  const pubsub = settings.REDIS_URL ? await connectRedis(settings.REDIS_URL, settings.REDIS_CHANNEL_PREFIX, log) : undefined;
+  return { urls, pubsub, healthy: () => subgraphsHealthy(urls), stop: async () => void (await pubsub?.close()), embedded: false };
 }

@@ -17,4 +17,4 @@ export function subgraphNamed(name: string): SubgraphDefinition {
   return found;
 }
 
-export { forgetEmbeddedUrl, prepareDatabase, startSubgraphs, type RunningSubgraphs } from './platform.js';
+export { connectRedis, forgetEmbeddedUrl, prepareDatabase, startSubgraphs, type RunningSubgraphs } from './platform.js';

@@ -175,7 +175,8 @@ async function startDeletions(orms: Map<SubgraphDefinition, Orm>, url: string, o
   return startDeletionWorker(projectsOrm, cleaners, log);
 }
 
-async function connectRedis(url: string, prefix: string, log: Logger): Promise<PubSub> {
+/** The Redis pub/sub of REDIS_URL; one that cannot be reached is the setting's one-line error. */
+export async function connectRedis(url: string, prefix: string, log: Logger): Promise<PubSub> {
   try {
     return await RedisPubSub.connect(url, prefix, log);
   } catch (error) {

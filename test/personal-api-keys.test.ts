@@ -105,6 +105,17 @@ describe('personal API keys', () => {
     }
   });
 
+  it('reads an Authorization header of another scheme as no key, as PostHog does (401 not_authenticated), and then looks in the query string', async () => {
+    const basic = await api(stack.url, 'GET', '/api/users/@me/', { headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+    expect(basic.status).toBe(401);
+    expect(basic.body).toMatchObject({ code: 'not_authenticated', detail: 'Authentication credentials were not provided.' });
+    const graph = await fetch(stack.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Basic YWxpY2U6c2VjcmV0' }, body: JSON.stringify({ query: '{ me { id } }' }) });
+    expect(graph.status).toBe(401);
+    expect(((await graph.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('not_authenticated');
+    const queried = await api(stack.url, 'GET', `/api/users/@me/?personal_api_key=${tenant.personal_api_key}`, { headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+    expect(queried.status).toBe(200);
+  });
+
   it('applies narrowed scopes and a rolled value at once', async () => {
     const own = await seedTenant(inject('databaseUrl'), 'at-once');
     const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: own.personal_api_key, body: { label: 'narrowed', scopes: ['project:read', 'user:read'] } });

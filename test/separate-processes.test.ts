@@ -78,5 +78,11 @@ describe('the parts as separate processes', () => {
     const events = await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/events/?limit=1000`, { key: tenant.personal_api_key });
     expect(events.body.results).toHaveLength(1000);
     await expect.poll(async () => (await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/persons/`, { key: tenant.personal_api_key })).body.count, { timeout: 10_000 }).toBe(1);
+
+    // A key revoked in the accounts process is refused by the router at once: it hears it on Redis.
+    const key = await api(restUrl, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'apart', scopes: ['user:read'] } });
+    expect((await api(restUrl, 'GET', '/api/users/@me/', { key: key.body.value })).status).toBe(200);
+    expect((await api(restUrl, 'DELETE', `/api/personal_api_keys/${key.body.id}/`, { key: tenant.personal_api_key })).status).toBe(204);
+    expect((await api(restUrl, 'GET', '/api/users/@me/', { key: key.body.value })).status).toBe(401);
   });
 });
