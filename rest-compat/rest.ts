@@ -291,8 +291,10 @@ function absolutizePageLinks(result: ExecutionResult, publicUrl: URL): void {
  */
 function absolutizeRecordUrls(result: ExecutionResult, publicUrl: URL): void {
   const absolutize = (record: unknown) => {
-    const item = record as { url?: unknown } | null;
+    const item = record as { url?: unknown; openapi?: unknown; servers?: unknown } | null;
     if (item && typeof item === 'object' && typeof item.url === 'string' && item.url.startsWith('/api/')) item.url = new URL(item.url, publicUrl.origin).toString();
+    // A saved endpoint's OpenAPI document names the site it is served from, as PostHog's does.
+    if (item && typeof item.openapi === 'string' && Array.isArray(item.servers)) item.servers = [{ url: publicUrl.origin }];
   };
   for (const value of Object.values(result.data ?? {})) {
     absolutize(value);

@@ -136,7 +136,7 @@ describe('npm run bootstrap', () => {
     expect(wrong.stderr).toMatch(/password/);
     expect(wrong.stderr).not.toContain('not the password');
     const missing = await bootstrapCli(['--password', PASSWORD], env);
-    expect(missing).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: --email is required\nusage: npm run --silent bootstrap/) });
+    expect(missing).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: --email is required\nusage: npm run bootstrap/) });
     const noPassword = await bootstrapCli(['--email', email], env);
     expect(noPassword).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: no password: set BOOTSTRAP_PASSWORD/) });
   });

@@ -7,7 +7,7 @@ import { BUILD_DIR, runCli } from './kit/process.js';
 /** Every command the README names, as its usage line starts, with the options its help must describe. */
 const COMMANDS = [
   { name: 'npm start', script: 'router/main.js', options: [] },
-  { name: 'npm run --silent bootstrap', script: 'subgraphs/cli/bootstrap.cli.js', options: ['--email', '--password', '--password-file', '--organization', '--project', 'BOOTSTRAP_PASSWORD'] },
+  { name: 'npm run bootstrap', script: 'subgraphs/cli/bootstrap.cli.js', options: ['--email', '--password', '--password-file', '--organization', '--project', 'BOOTSTRAP_PASSWORD'] },
   { name: 'npm run db:migrate', script: 'subgraphs/cli/migrate.cli.js', options: [] },
   { name: 'npm run db:migration:create', script: 'subgraphs/cli/migration-create.cli.js', options: ['subgraph'] },
   { name: 'node dist/subgraphs/cli/subgraph.cli.js', script: 'subgraphs/cli/subgraph.cli.js', options: ['<name>'] },

@@ -389,6 +389,8 @@ describe('saved endpoints: openapi.json', () => {
     expect(response.status, response.text).toBe(200);
     const document = response.body;
     expect(document.openapi).toBe('3.0.3');
+    // The site it is served from, as PostHog's document names it.
+    expect(document.servers).toEqual([{ url: new URL(stack.url).origin }]);
     expect(document.info).toEqual({ title: 'typed-doc', description: 'Views by browser', version: '1' });
     const operation = document.paths[`/api/projects/${owner.environment_id}/endpoints/typed-doc/run`].post;
     expect(operation.operationId).toBe('run_typed_doc');

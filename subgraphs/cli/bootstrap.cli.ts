@@ -22,11 +22,11 @@ interface BootstrapOptions {
 }
 
 const program = cliProgram(
-  'npm run --silent bootstrap --',
+  'npm run bootstrap --',
   'Creates (or reuses) a user, an organization the user owns and a project in it, and prints one JSON object on ' +
     'stdout: organization_id, project_id, environment_id, user_uuid, personal_api_key (every scope), project_api_key.\n\n' +
-    'Run again for the same user, it rotates the personal API key it made before (label "bootstrap"): the new ' +
-    'value is printed, the previous one stops working, and the user keeps one such key.',
+    'Run again for the same user, it prints a new personal API key (label "bootstrap"); the keys printed before ' +
+    'keep working. At the limit of 10 keys, the oldest bootstrap key makes room.',
 )
   .option('--email <address>', "the user's email (required); a new one creates the user")
   .addOption(
@@ -39,13 +39,13 @@ const program = cliProgram(
   .addHelpText(
     'after',
     '\nThe password comes from --password, else --password-file, else BOOTSTRAP_PASSWORD, else a prompt on the\n' +
-      'terminal that does not echo. Run it with `npm run --silent`: otherwise npm prints its own banner on stdout\n' +
-      'first, the command line included.\n' +
+      'terminal that does not echo. npm prints its banner on stderr (the project\'s .npmrc sets its JSON mode); when\n' +
+      'the command fails, npm adds its own JSON record of the failure on stdout: read stdout after exit status 0.\n' +
       SETTINGS_HELP,
   );
 
 /**
- * `npm run --silent bootstrap -- --email E` (password from BOOTSTRAP_PASSWORD, a file or a prompt):
+ * `npm run bootstrap -- --email E` (password from BOOTSTRAP_PASSWORD, a file or a prompt):
  * prints one JSON object on stdout (logs go to stderr). Works beside a running server: on
  * DATABASE_URL, or on the embedded database a running platform announces in `$DATA_DIR`.
  */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -167,6 +167,8 @@ function makeDirectory(path: string): void {
   const missing: string[] = [];
   for (let level = path; !existsSync(level); level = dirname(level)) missing.unshift(level);
   for (const level of missing) mkdirSync(level);
+  // Something else where the directory should be: mkdir says so (EEXIST) in the system's words.
+  if (!statSync(path).isDirectory()) mkdirSync(path);
 }
 
 let cached: Config | undefined;
