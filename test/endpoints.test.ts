@@ -57,6 +57,13 @@ describe('saved endpoints: records', () => {
     const list = await call('GET', '');
     expect(list.status).toBe(200);
     expect(list.body.results.map((item: { name: string }) => item.name)).toContain('pageviews');
+    // A null is a value these fields do not take, not "no change": refused, nothing changed.
+    for (const field of ['description', 'is_active']) {
+      const nulled = await call('PATCH', 'pageviews', { [field]: null });
+      expect(nulled.status, field).toBe(400);
+      expect(nulled.body).toMatchObject({ code: 'null', attr: field });
+    }
+    expect((await call('GET', 'pageviews')).body).toMatchObject({ description: 'All page views', is_active: true });
     expect(list.body).not.toHaveProperty('count');
   });
 

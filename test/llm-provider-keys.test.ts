@@ -143,6 +143,11 @@ describe('provider keys', () => {
     expect(replaced.body).toMatchObject({ api_key_masked: 'sk-v...ed-9', state: 'ok' });
     const moved = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { provider: 'anthropic' } });
     expect(moved.body).toMatchObject({ attr: 'provider' });
+    // A null is a value the name does not take, not "no change".
+    const nulled = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { name: null } });
+    expect(nulled.status).toBe(400);
+    expect(nulled.body).toMatchObject({ code: 'null', attr: 'name', detail: 'This field may not be null.' });
+    expect((await api(stack.url, 'GET', path, { key: owner.personal_api_key })).body.name).toBe('new');
     const deleted = await api(stack.url, 'DELETE', path, { key: owner.personal_api_key });
     expect(deleted.status).toBe(204);
     expect((await api(stack.url, 'GET', path, { key: owner.personal_api_key })).status).toBe(404);

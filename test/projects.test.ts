@@ -132,6 +132,9 @@ describe('projects over REST', () => {
 
     const renamed = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { name: 'Renamed' } });
     expect(renamed.body.name).toBe('Renamed');
+    const nulled = await api(stack.url, 'PATCH', path, { key: owner.personal_api_key, body: { name: null } });
+    expect(nulled.status).toBe(400);
+    expect(nulled.body).toMatchObject({ code: 'null', attr: 'name', detail: 'This field may not be null.' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js';
 /** A parsed JSON object. */
 export type JsonObject = Record<string, unknown>;
 
@@ -115,4 +116,14 @@ export function replaceUnstorable<T>(value: T): T {
 
 function storable(text: string): string {
   return stringProblem(text) ? text.replaceAll('\u0000', '\ufffd').toWellFormed() : text;
+}
+
+/**
+ * A 400 `null` for the first of `fields` that the caller sent as null. A partial update leaves out
+ * what it does not change; a null is not "no change" but a value these fields do not take, which
+ * DRF refuses rather than ignores.
+ */
+export function refuseNulls(input: object, fields: readonly string[]): void {
+  const field = fields.find((name) => (input as Record<string, unknown>)[name] === null);
+  if (field !== undefined) throw new ValidationError('This field may not be null.', field, 'null');
 }

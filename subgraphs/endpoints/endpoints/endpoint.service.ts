@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { refuseNulls } from '../../shared/validation.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
 import { projectsFacade } from '../../projects/facade.js';
@@ -26,6 +27,9 @@ export interface FoundEndpoint {
 }
 
 /** The rules of saved endpoints and their versions; every method is scoped to an environment the actor reaches. */
+/** Fields an endpoint always has a value of: sent as null, they are a 400, as in PostHog. */
+const NOT_NULL_FIELDS = ['description', 'query', 'is_active', 'is_materialized'];
+
 export class EndpointService {
   private readonly materialization: MaterializationService;
 
@@ -61,6 +65,7 @@ export class EndpointService {
 
   async create(actor: Actor, args: CreateEndpointArgs): Promise<EndpointRecord> {
     const environment = await this.environment(actor, args.project_id);
+    refuseNulls(args, NOT_NULL_FIELDS);
     const name = checkName(args.name);
     const prepared = await prepareQuery(args.query);
     compileForCheck(prepared);
@@ -95,6 +100,7 @@ export class EndpointService {
 
   async update(actor: Actor, args: UpdateEndpointArgs): Promise<EndpointRecord> {
     const { endpoint } = await this.find(actor, args.project_id, args.name);
+    refuseNulls(args, NOT_NULL_FIELDS);
     const targeted = args.version !== null && args.version !== undefined;
     const queryGiven = args.query !== null && args.query !== undefined;
     if (targeted && queryGiven) throw new ValidationError('Cannot change the query of a given version: a query change always makes a new latest version.', 'version');

@@ -5,7 +5,7 @@ import { maskSecret } from '../../shared/crypto.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { secretBox } from '../../shared/secrets.js';
-import { isUuid } from '../../shared/validation.js';
+import { isUuid, refuseNulls } from '../../shared/validation.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { checkKey } from '../providers/key-check.js';
 import type { Provider } from '../providers/provider.catalog.js';
@@ -62,6 +62,7 @@ export class ProviderKeyService {
 
   async update(actor: Actor, args: UpdateProviderKeyArgs): Promise<ProviderKeyRecord> {
     const key = await this.find(actor, args.project_id, args.id);
+    refuseNulls(args, ['name', 'api_key', 'provider']);
     if (args.provider != null && validProvider(args.provider) !== key.provider) {
       throw new ValidationError("A key's provider cannot change; create a key for the other provider.", 'provider');
     }

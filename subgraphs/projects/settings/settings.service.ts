@@ -4,6 +4,7 @@ import { MembershipLevel } from '../../shared/auth/actor.js';
 import { requireOrganization } from '../../shared/auth/access.js';
 import { grants } from '../../shared/auth/scopes.js';
 import { ForbiddenError, ValidationError } from '../../shared/errors.js';
+import { refuseNulls } from '../../shared/validation.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
 import type { Environment } from '../environments/environment.entity.js';
 import type { Project } from '../projects/project.entity.js';
@@ -33,8 +34,9 @@ export class SettingsService {
    * flush as the change. Nothing is written when anything is invalid or not allowed.
    */
   change(actor: Actor, target: SettingsTarget, input: Record<string, unknown>, names: readonly SettingName[]): SettingChange[] {
+    refuseNulls(input, ['name']);
     const written = validateSettings(input, names);
-    const name = input.name === undefined || input.name === null ? undefined : validName(String(input.name));
+    const name = input.name === undefined ? undefined : validName(String(input.name));
     this.requireRights(actor, target.organizationId, [...Object.keys(written), ...(name === undefined ? [] : ['name'])]);
 
     const named = target.scope === 'Project' ? target.project : target.environment;
