@@ -30,7 +30,7 @@ import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { restOpenApi } from './openapi/openapi.document.js';
 import { scalarSchemas } from './openapi/openapi.scalars.js';
-import { RouteMatcher, type Match, type RestRoute } from './route-table.js';
+import { RouteMatcher, type HttpMethod, type Match, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
 
 /** Runs one GraphQL operation through the router, as the REST caller (its Authorization header). */
@@ -146,7 +146,7 @@ export function createRest(options: RestOptions): RestLayer {
     },
     allowedMethods(url: string): string[] {
       const match = matcher.match('', new URL(url, 'http://rest').pathname.slice(API_PREFIX.length) || '/');
-      return match.kind === 'method_not_allowed' ? match.allowed : [];
+      return match.kind === 'method_not_allowed' ? withImplicitMethods(match.allowed) : [];
     },
     async handle(request: Request): Promise<Response> {
       const startedAt = performance.now();
@@ -154,18 +154,34 @@ export function createRest(options: RestOptions): RestLayer {
       const path = url.pathname.slice(API_PREFIX.length) || '/';
       const docs = serveDocs(request, path, openapi);
       if (docs) return docs;
-      const match = matcher.match(request.method, path);
+      if (request.method === 'OPTIONS') return describePath(path);
+      // HEAD is GET without the body, as Django serves it.
+      const head = request.method === 'HEAD';
+      const match = matcher.match(head ? 'GET' : request.method, path);
       const response = await answerRoute(request, url, match);
       recordRequest('rest', match.kind === 'route' ? match.route.field : match.kind, response.status, startedAt);
-      return response;
+      return head ? new Response(null, { status: response.status, headers: response.headers }) : response;
     },
   };
+
+  /**
+   * OPTIONS, as DRF answers it: 200 with the methods the path takes (`Allow`) and what it renders
+   * and parses. No key is needed, and no operation runs.
+   */
+  function describePath(path: string): Response {
+    const match = matcher.match('', path);
+    if (match.kind !== 'method_not_allowed') return fail(new NotFoundError());
+    const routeOf = (method: HttpMethod) => matcher.match(method, path) as Extract<Match, { kind: 'route' }>;
+    const described = routeOf(match.allowed.includes('GET') ? 'GET' : match.allowed[0]!).route;
+    const body = { name: described.summary, description: described.description ?? '', renders: ['application/json'], parses: ['application/json'] };
+    return Response.json(body, { headers: { allow: withImplicitMethods(match.allowed).join(', ') } });
+  }
 
   /** A matched (or refused) request answered: its body read and typed, then SOFA, or a stream. */
   async function answerRoute(request: Request, url: URL, match: Match): Promise<Response> {
     if (match.kind === 'not_found') return fail(new NotFoundError());
     if (match.kind === 'method_not_allowed') {
-      return fail(new MethodNotAllowedError(request.method), { allow: match.allowed.join(', ') });
+      return fail(new MethodNotAllowedError(request.method), { allow: withImplicitMethods(match.allowed).join(', ') });
     }
     let body = await readBody(request, match.route.method);
     if (body instanceof Response) return body;
@@ -311,4 +327,9 @@ function absolutePageUrl(request: URL, reference: string | null): string | null 
   target.searchParams.delete('offset');
   for (const [name, value] of page) target.searchParams.set(name, value);
   return target.toString();
+}
+
+/** A path's methods as its `Allow` names them, as DRF's do: HEAD where GET is, and OPTIONS. */
+function withImplicitMethods(methods: readonly string[]): string[] {
+  return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
 }

@@ -294,7 +294,7 @@ describe('environment paths under both prefixes', () => {
     expect((await api(stack.url, 'GET', `/api/environments/${own.environment_id}/?project_id=${owner.project_id}`, { key: own.personal_api_key })).status).toBe(404);
     const viaShort = await api(stack.url, 'PATCH', `/api/environments/${own.environment_id}/rotate_secret_token/`, { key: own.personal_api_key });
     expect(viaShort.body.secret_api_token).toMatch(/^phs_/);
-    expect((await api(stack.url, 'PUT', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).headers.get('allow')).toBe('GET, PATCH');
+    expect((await api(stack.url, 'PUT', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).headers.get('allow')).toBe('GET, PATCH, HEAD, OPTIONS');
   });
 });
 

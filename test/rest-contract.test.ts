@@ -146,8 +146,22 @@ describe('REST contract: customer profile configs', () => {
     it('answers 405 for a method the path does not have', async () => {
       const response = await call('PUT', `${base()}/`, {});
       expect(response.status).toBe(405);
-      expect(response.headers.get('allow')).toBe('GET, POST');
+      expect(response.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
       expect(response.body).toEqual({ type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.', attr: null });
+    });
+
+    it('answers HEAD as GET without a body, and OPTIONS with the methods, as Django and DRF do', async () => {
+      const head = await fetch(`${stack.url}${base()}/`, { method: 'HEAD', headers: { authorization: `Bearer ${tenant.personal_api_key}` } });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toMatch(/application\/json/);
+      expect(await head.text()).toBe('');
+      expect((await fetch(`${stack.url}${base()}/`, { method: 'HEAD' })).status).toBe(401);
+      const options = await call('OPTIONS', `${base()}/`);
+      expect(options.status).toBe(200);
+      expect(options.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+      expect(options.body).toMatchObject({ renders: ['application/json'], parses: ['application/json'] });
+      expect(typeof options.body.name).toBe('string');
+      expect((await call('OPTIONS', '/api/nope/')).status).toBe(404);
     });
 
     it('answers 413 for a body over the limit', async () => {
