@@ -4,8 +4,11 @@ import { createGatewayRuntime, type GatewayPlugin, type GatewayRuntime } from '@
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
 import httpTransport from '@graphql-mesh/transport-http';
 import wsTransport from '@graphql-mesh/transport-ws';
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type DocumentNode } from 'graphql';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { requireScopes } from '../subgraphs/shared/auth/auth-checker.js';
+import { rootFieldScopes } from '../subgraphs/shared/auth/root-scopes.js';
+import type { RequiredScope } from '../subgraphs/shared/auth/scopes.js';
 import { AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
@@ -141,7 +144,41 @@ export function routerPlugins(options: Pick<GatewayOptions, 'authenticator' | 's
       setOptions({ ...fetchOptions, headers: { ...(fetchOptions.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! } });
     },
   };
-  return { plugins: [authenticate, useQueryLimits(options.limits), useContractErrors()], currentActor };
+  return { plugins: [authenticate, useRootScopes(rootFieldScopes()), useQueryLimits(options.limits), useContractErrors()], currentActor };
+}
+
+/**
+ * The scopes of the operation's root fields, checked before its variables are read: a key without
+ * the scope gets the 403 (no key, the 401) whatever its body or variables hold, as DRF checks
+ * permissions before it parses a request. The subgraphs check the same again, with the rest.
+ */
+function useRootScopes(scopes: ReadonlyMap<string, readonly RequiredScope[]>): GatewayPlugin<RouterContext> {
+  const refusal = (args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }): AppError | undefined => {
+    const actor = (args.contextValue as Partial<RouterContext>).actor;
+    const operation = actor && getOperationAST(args.document, args.operationName);
+    if (!operation) return undefined;
+    for (const selection of operation.selectionSet.selections) {
+      const required = selection.kind === Kind.FIELD ? scopes.get(`${operation.operation}.${selection.name.value}`) : undefined;
+      if (!required) continue;
+      try {
+        requireScopes(actor, required);
+      } catch (error) {
+        if (error instanceof AppError) return error;
+        throw error;
+      }
+    }
+    return undefined;
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refused = refusal(args);
+      if (refused) setResultAndStopExecution({ errors: [refused] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = refusal(args);
+      if (refused) setResultAndStopExecution({ errors: [refused] });
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { api } from './kit/http.js';
-import { seedTenant, type Tenant } from './kit/seed.js';
+import { api, gql } from './kit/http.js';
+import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
 let stack: Stack;
@@ -148,6 +148,22 @@ describe('REST contract: customer profile configs', () => {
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
       expect(response.body).toEqual({ type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.', attr: null });
+    });
+
+    it('checks the scope before the body, as DRF checks permissions before parsing: 403 whatever the body holds, over REST and GraphQL', async () => {
+      const reader = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
+      for (const body of [{}, { scope: 'nope' }]) {
+        const refused = await api(stack.url, 'POST', `${base()}/`, { key: reader, body });
+        expect(refused.status, JSON.stringify(body)).toBe(403);
+        expect(refused.body).toMatchObject({ code: 'permission_denied', detail: "API key missing required scope 'customer_profile_config:write'" });
+      }
+      const projects = await api(stack.url, 'POST', `/api/organizations/${tenant.organization_id}/projects/`, { key: await createKey(stack.url, tenant.personal_api_key, ['user:read']), body: {} });
+      expect(projects.status).toBe(403);
+      const graph = await gql(stack.graphqlUrl, 'mutation ($p: Int!, $s: CustomerProfileScope!) { create_customer_profile_config(project_id: $p, scope: $s) { id } }', { p: tenant.environment_id }, reader);
+      expect(graph.status).toBe(403);
+      expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'permission_denied' });
+      const anonymous = await api(stack.url, 'POST', `${base()}/`, { body: {} });
+      expect(anonymous.status).toBe(401);
     });
 
     it('answers HEAD as GET without a body, and OPTIONS with the methods, as Django and DRF do', async () => {
