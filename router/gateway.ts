@@ -148,26 +148,26 @@ export function routerPlugins(options: Pick<GatewayOptions, 'authenticator' | 's
 }
 
 /**
- * The scopes of the operation's root fields, checked before its variables are read: a key without
- * the scope gets the 403 (no key, the 401) whatever its body or variables hold, as DRF checks
- * permissions before it parses a request. The subgraphs check the same again, with the rest.
+ * The scope of an operation of one root field (as every REST request is), checked before its
+ * variables are read: a key without it gets the 403 (no key, the 401) whatever its body or variables
+ * hold, as DRF checks permissions before it parses a request. An operation of several root fields
+ * is left to the subgraphs, which refuse each field on its own and answer the others.
  */
 function useRootScopes(scopes: ReadonlyMap<string, readonly RequiredScope[]>): GatewayPlugin<RouterContext> {
   const refusal = (args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }): AppError | undefined => {
     const actor = (args.contextValue as Partial<RouterContext>).actor;
     const operation = actor && getOperationAST(args.document, args.operationName);
-    if (!operation) return undefined;
-    for (const selection of operation.selectionSet.selections) {
-      const required = selection.kind === Kind.FIELD ? scopes.get(`${operation.operation}.${selection.name.value}`) : undefined;
-      if (!required) continue;
-      try {
-        requireScopes(actor, required);
-      } catch (error) {
-        if (error instanceof AppError) return error;
-        throw error;
-      }
+    const fields = operation?.selectionSet.selections.filter((selection) => !(selection.kind === Kind.FIELD && selection.name.value === '__typename'));
+    const only = fields?.length === 1 && fields[0]!.kind === Kind.FIELD ? fields[0]! : undefined;
+    const required = only && scopes.get(`${operation!.operation}.${only.name.value}`);
+    if (!actor || !required) return undefined;
+    try {
+      requireScopes(actor, required);
+      return undefined;
+    } catch (error) {
+      if (error instanceof AppError) return error;
+      throw error;
     }
-    return undefined;
   };
   return {
     onExecute({ args, setResultAndStopExecution }) {

@@ -153,8 +153,10 @@ function graphqlWsOptions(options: ListenerOptions, connections: Set<WsContext>)
           connections.add(ctx);
           return true;
         },
-        () => {
-          closeWith(ctx, new AuthenticationFailedError());
+        (error: unknown) => {
+          // An unknown key is a 401; a lookup that failed (a subgraph down) is for the client to retry.
+          if (error instanceof AppError && error.status === 401) closeWith(ctx, new AuthenticationFailedError());
+          else ctx.extra.socket.close(1013, 'Try again later');
           return false;
         },
       ),
