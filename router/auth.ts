@@ -1,6 +1,6 @@
 import { ANONYMOUS, SERVICE, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { KEY_CHANGES_TOPIC, type KeyChange } from '../subgraphs/shared/auth/key-changes.js';
-import { isBearer } from '../subgraphs/shared/auth/key-parameter.js';
+import { bearerCredential } from '../subgraphs/shared/auth/key-parameter.js';
 import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import { sha256Hex } from '../subgraphs/shared/crypto.js';
 import { AuthenticationFailedError } from '../subgraphs/shared/errors.js';
@@ -49,10 +49,9 @@ export class Authenticator {
    * than Bearer (`Basic …`), which PostHog does not read as carrying a key either.
    */
   actorFor(authorization: string | null | undefined): Promise<Actor> {
-    if (!authorization || !isBearer(authorization)) return Promise.resolve(ANONYMOUS);
-    const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) return Promise.reject(new AuthenticationFailedError());
-    const key = match[1]!;
+    const key = authorization ? bearerCredential(authorization) : undefined;
+    if (key === undefined) return Promise.resolve(ANONYMOUS);
+    if (key === null) return Promise.reject(new AuthenticationFailedError());
     const cacheKey = sha256Hex(key);
     const now = Date.now();
     const hit = this.cache.get(cacheKey);

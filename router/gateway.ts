@@ -12,6 +12,7 @@ import type { RequiredScope } from '../subgraphs/shared/auth/scopes.js';
 import { AppError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
+import { perOperation } from '../subgraphs/shared/subgraph/per-operation.js';
 import { AUTH_CACHE_MS, type Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { renderGraphiQL } from './graphiql.page.js';
@@ -154,12 +155,10 @@ export function routerPlugins(options: Pick<GatewayOptions, 'authenticator' | 's
  * is left to the subgraphs, which refuse each field on its own and answer the others.
  */
 function useRootScopes(scopes: ReadonlyMap<string, readonly RequiredScope[]>): GatewayPlugin<RouterContext> {
+  const scopeOf = rootFieldScope(scopes);
   const refusal = (args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }): AppError | undefined => {
     const actor = (args.contextValue as Partial<RouterContext>).actor;
-    const operation = actor && getOperationAST(args.document, args.operationName);
-    const fields = operation?.selectionSet.selections.filter((selection) => !(selection.kind === Kind.FIELD && selection.name.value === '__typename'));
-    const only = fields?.length === 1 && fields[0]!.kind === Kind.FIELD ? fields[0]! : undefined;
-    const required = only && scopes.get(`${operation!.operation}.${only.name.value}`);
+    const required = actor && scopeOf(args.document, args.operationName ?? undefined);
     if (!actor || !required) return undefined;
     try {
       requireScopes(actor, required);
@@ -179,6 +178,19 @@ function useRootScopes(scopes: ReadonlyMap<string, readonly RequiredScope[]>): G
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },
   };
+}
+
+/**
+ * The scope an operation's one root field needs (none for several, or for a field without one),
+ * found once per document and operation name.
+ */
+function rootFieldScope(scopes: ReadonlyMap<string, readonly RequiredScope[]>): (document: DocumentNode, operationName: string | undefined) => readonly RequiredScope[] | undefined {
+  return perOperation((document, operationName) => {
+    const operation = getOperationAST(document, operationName);
+    const fields = operation?.selectionSet.selections.filter((selection) => !(selection.kind === Kind.FIELD && selection.name.value === '__typename'));
+    const only = fields?.length === 1 && fields[0]!.kind === Kind.FIELD ? fields[0]! : undefined;
+    return only && scopes.get(`${operation!.operation}.${only.name.value}`);
+  });
 }
 
 /**

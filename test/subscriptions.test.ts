@@ -59,33 +59,37 @@ describe('subscriptions through the router, in-process pub/sub', () => {
     await client.dispose();
   });
 
-  it('closes a subscription whose key is revoked, before the next event', async () => {
-    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'revoked', scopes: ['customer_profile_config:read'] } });
+  /**
+   * A subscription of a key with the read scope alone, then `change` made to that key by the
+   * tenant's `*` key: the next event must not reach it, and the connection closes with `code`.
+   */
+  async function closedAfter(change: (id: string) => Promise<void>, secret: string, code: number): Promise<void> {
+    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: secret, scopes: ['customer_profile_config:read'] } });
     const client = wsClient(stack.wsUrl, created.body.value);
     const events = collect(client, CHANGES, { p: tenant.environment_id });
     const probes = await untilLive(stack, tenant, events);
-    await api(stack.url, 'DELETE', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key });
+    await change(created.body.id);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { secret: 'after revocation' } } });
+    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { secret } } });
     await events.ended();
-    expect(JSON.stringify(events.results.slice(probes))).not.toContain('after revocation');
-    expect((events.failure as { code?: number }).code).toBe(4401);
+    expect(JSON.stringify(events.results.slice(probes))).not.toContain(secret);
+    expect((events.failure as { code?: number }).code).toBe(code);
     await client.dispose();
+  }
+
+  it('closes a subscription whose key is revoked, before the next event', async () => {
+    const revoke = async (id: string) => {
+      await api(stack.url, 'DELETE', `/api/personal_api_keys/${id}/`, { key: tenant.personal_api_key });
+    };
+    await closedAfter(revoke, 'after revocation', 4401);
   });
 
   it('closes a subscription whose key loses its scope, before the next event (4403)', async () => {
-    const created = await api(stack.url, 'POST', '/api/personal_api_keys/', { key: tenant.personal_api_key, body: { label: 'narrowed', scopes: ['customer_profile_config:read'] } });
-    const client = wsClient(stack.wsUrl, created.body.value);
-    const events = collect(client, CHANGES, { p: tenant.environment_id });
-    const probes = await untilLive(stack, tenant, events);
-    const narrowed = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: tenant.personal_api_key, body: { scopes: ['project:read'] } });
-    expect(narrowed.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    await api(stack.url, 'POST', configs(tenant), { key: tenant.personal_api_key, body: { scope: 'person', content: { secret: 'after narrowing' } } });
-    await events.ended();
-    expect(JSON.stringify(events.results.slice(probes))).not.toContain('after narrowing');
-    expect((events.failure as { code?: number }).code).toBe(4403);
-    await client.dispose();
+    const narrow = async (id: string) => {
+      const narrowed = await api(stack.url, 'PATCH', `/api/personal_api_keys/${id}/`, { key: tenant.personal_api_key, body: { scopes: ['project:read'] } });
+      expect(narrowed.status).toBe(200);
+    };
+    await closedAfter(narrow, 'after narrowing', 4403);
   });
 
   it.each([

@@ -7,7 +7,17 @@ export function loggableUrl(url: string | undefined): string | undefined {
   return url.replace(new RegExp(`([?&]${KEY_PARAMETER}=)[^&#]*`, 'g'), '$1[redacted]');
 }
 
+/**
+ * An Authorization header as PostHog reads it: `undefined` when it is not of the Bearer scheme (it
+ * carries no key: `Basic …`), `null` when it is Bearer without exactly one credential (an invalid
+ * key), else the credential.
+ */
+export function bearerCredential(authorization: string): string | null | undefined {
+  if (!/^\s*bearer(\s|$)/i.test(authorization)) return undefined;
+  return /^bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? null;
+}
+
 /** Whether an Authorization header is of the Bearer scheme (with or without a credential after it). */
 export function isBearer(authorization: string): boolean {
-  return /^\s*bearer(\s|$)/i.test(authorization);
+  return bearerCredential(authorization) !== undefined;
 }

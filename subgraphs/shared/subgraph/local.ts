@@ -1,5 +1,6 @@
 import {
   execute,
+  getOperationAST,
   GraphQLError,
   Kind,
   subscribe,
@@ -10,8 +11,10 @@ import {
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Actor } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
+import { perOperation } from './per-operation.js';
 
 /** An operation as the router's planner made it: the document object itself, never its text. */
 export interface LocalRequest {
@@ -55,12 +58,17 @@ export function localSubgraph({ schema, contextFor, formatError }: LocalSubgraph
     }
     return errors;
   };
+  const compiledQueries = queryCompiler(schema);
   const format = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(enriched(error), error));
   return {
     async execute({ document, variables, operationName }, actor) {
       const invalid = invalidity(document);
       if (invalid.length > 0) return { errors: format(invalid) };
-      const result = await execute({ schema, document, variableValues: variables, operationName, contextValue: contextFor(actor) });
+      const contextValue = contextFor(actor);
+      const compiled = compiledQueries(document, operationName);
+      let result = compiled && (await compiled.query(undefined, contextValue, variables));
+      // Variables it could not read: graphql-js says why, in the words (and with the nodes) Apollo gives.
+      if (!result || !('data' in result)) result = await execute({ schema, document, variableValues: variables, operationName, contextValue });
       if (!result.errors) return result;
       return { ...result, errors: format(result.errors.map((error) => (badUserInput(error) ? withCode(error, 'BAD_USER_INPUT') : error))) };
     },
@@ -72,6 +80,21 @@ export function localSubgraph({ schema, contextFor, formatError }: LocalSubgraph
   };
 }
 
+/**
+ * Queries compiled once per document and operation (graphql-jit): the planner reuses its documents,
+ * and a compiled query runs a page of records without graphql-js's per-field work (the arguments
+ * object, path and info of each of a hundred records' fields, a fifth of a list request's worker
+ * time and most of what it allocated). Mutations keep graphql-js: they are not read paths. A
+ * document the compiler refuses runs on graphql-js as well.
+ */
+function queryCompiler(schema: GraphQLSchema): (document: DocumentNode, operationName: string | undefined) => CompiledQuery | undefined {
+  return perOperation((document, operationName) => {
+    if (getOperationAST(document, operationName)?.operation !== 'query') return undefined;
+    const compiled = compileQuery(schema, document, operationName);
+    return isCompiledQuery(compiled) ? compiled : undefined;
+  });
+}
+
 /** An error with Apollo's `code`, keeping what it was. */
 function withCode(error: GraphQLError, code: string): GraphQLError {
   return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, originalError: error.originalError ?? error, extensions: { ...error.extensions, code } });
@@ -80,14 +103,17 @@ function withCode(error: GraphQLError, code: string): GraphQLError {
 /** A variable the subgraph could not read into its type, as Apollo tells one (`BAD_USER_INPUT`). */
 function badUserInput(error: GraphQLError): boolean {
   const node = error.nodes?.length === 1 ? error.nodes[0] : undefined;
-  if (node?.kind !== Kind.VARIABLE_DEFINITION || error.extensions.code != null) return false;
+  if (node?.kind !== Kind.VARIABLE_DEFINITION || error.extensions?.code != null) return false;
   const variable = `Variable "$${node.variable.name.value}" `;
   return ['has invalid value', 'got invalid value ', 'of required type ', 'of non-null type '].some((rest) => error.message.startsWith(variable + rest));
 }
 
-/** An error as Apollo hands it to `formatError`: a `code` always, its `http` taken off. */
+/**
+ * An error as Apollo hands it to `formatError`: a `code` always, its `http` taken off. (A compiled
+ * query's errors may have no extensions at all.)
+ */
 function enriched(error: GraphQLError): GraphQLFormattedError {
-  const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
+  const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions?.code ?? 'INTERNAL_SERVER_ERROR' };
   delete extensions.http;
   return { ...error.toJSON(), extensions };
 }
