@@ -413,6 +413,23 @@ describe('change_organization', () => {
     expect((await api(stack.url, 'GET', `/api/environments/${own.environment_id}/`, { key: target.personal_api_key })).body.organization).toBe(target.organization_id);
     expect((await api(stack.url, 'GET', `${projects(own)}${own.project_id}/`, { key: own.personal_api_key })).status).toBe(404);
   });
+
+  it("moves and deletes hold at once for every subgraph's environment lookups, though placements are cached", async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'placed');
+    const target = await seedTenant(inject('databaseUrl'), 'receiving');
+    await addMember(inject('databaseUrl'), stack.url, own.personal_api_key, target.organization_id, 8);
+    const configs = `/api/environments/${own.environment_id}/customer_profile_configs/`;
+    // Each read leaves the environment's placement cached in the customer-profiles subgraph.
+    expect((await api(stack.url, 'GET', configs, { key: target.personal_api_key })).status).toBe(403);
+    expect((await api(stack.url, 'GET', configs, { key: own.personal_api_key })).status).toBe(200);
+    const moved = await api(stack.url, 'POST', `${projects(own)}${own.project_id}/change_organization/`, { key: own.personal_api_key, body: { organization_id: target.organization_id } });
+    expect(moved.status).toBe(200);
+    expect((await api(stack.url, 'GET', configs, { key: target.personal_api_key })).status).toBe(200);
+    const deleted = await api(stack.url, 'DELETE', `${projects(target)}${own.project_id}/`, { key: target.personal_api_key });
+    expect(deleted.status).toBe(204);
+    expect((await api(stack.url, 'GET', configs, { key: target.personal_api_key })).status).toBe(404);
+    expect((await api(stack.url, 'GET', configs, { key: own.personal_api_key })).status).toBe(404);
+  });
 });
 
 describe('tenant isolation: every project and environment action', () => {

@@ -133,6 +133,15 @@ describe('two workers without Redis', () => {
     for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', '/api/users/@me/', { key: created.body.value })).status).toBe(401);
   });
 
+  it("takes a deleted project's environments away at once on both workers, though each had their placement cached", async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'workers-placed');
+    const configs = `/api/environments/${owner.environment_id}/customer_profile_configs/`;
+    for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', configs, { key: owner.personal_api_key })).status).toBe(200);
+    const project = `/api/organizations/${owner.organization_id}/projects/${owner.project_id}/`;
+    expect((await call(platform.url, 'DELETE', project, { key: owner.personal_api_key })).status).toBe(204);
+    for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', configs, { key: owner.personal_api_key })).status).toBe(404);
+  });
+
   it('sends a mail queued by one worker exactly once, though both work the outbox', async () => {
     const asked = await call(platform.url, 'POST', '/api/users/request_email_verification/', { body: { uuid: tenant.user_uuid } });
     expect(asked.status).toBe(200);

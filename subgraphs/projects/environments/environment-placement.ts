@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
+import { placementCacheOf } from '../../shared/auth/placement-cache.js';
 
 /**
  * The project and organization of each environment among `ids` that exists and is not being
@@ -20,7 +21,11 @@ export async function placeEnvironments(em: EntityManager, ids: readonly number[
   return new Map(rows.map((row) => [row.id, { id: row.id, project_id: row.project_id, organization_id: row.organization_id }]));
 }
 
-/** The placement of an environment the actor reaches: 404 when there is none, 403 when it is another organization's. */
+/**
+ * The placement of an environment the actor reaches: 404 when there is none, 403 when it is another
+ * organization's. Recent placements are reused (see PlacementCache).
+ */
 export async function reachEnvironment(em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> {
-  return requireEnvironment(actor, (await placeEnvironments(em, [id])).get(id));
+  const placement = await placementCacheOf(em.getDriver()).place(id, async () => (await placeEnvironments(em, [id])).get(id));
+  return requireEnvironment(actor, placement);
 }

@@ -55,15 +55,15 @@ export class ProjectResolver {
 
   @Authorized('project:write')
   @Mutation(() => Boolean, { description: 'Deletes the project; its environments and their data are removed in the background (admins).' })
-  async delete_project(@Args() args: ProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
-    await new ProjectService(em).delete(actor, args);
+  async delete_project(@Args() args: ProjectArgs, @Ctx() { actor, em, pubsub }: SubgraphContext) {
+    await new ProjectService(em, pubsub).delete(actor, args);
     return true;
   }
 
   @Authorized('project:write')
   @Mutation(() => ProjectRecord, { description: 'Moves the project and all its environments to another organization (admin of both).' })
-  change_project_organization(@Args() args: ChangeOrganizationArgs, @Ctx() { actor, em }: SubgraphContext) {
-    return new ProjectService(em).changeOrganization(actor, args);
+  change_project_organization(@Args() args: ChangeOrganizationArgs, @Ctx() { actor, em, pubsub }: SubgraphContext) {
+    return new ProjectService(em, pubsub).changeOrganization(actor, args);
   }
 
   @Authorized('project:read')

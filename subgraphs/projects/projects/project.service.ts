@@ -32,12 +32,18 @@ import type { ProjectBasicRecord } from './project-basic.record.js';
 import { listProjects } from './project-list.repository.js';
 import { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
+import { announcePlacementChange } from '../../shared/auth/placement-cache.js';
+import type { PubSub } from '../../shared/pubsub/pubsub.js';
 
 /** The fields of a project's brief form, and the type name the router may ask with them. */
 const BRIEF_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'name']);
 
 export class ProjectService {
-  constructor(private readonly em: EntityManager) {}
+  /** With the subgraph's pub/sub, projects deleted or moved are announced: every process forgets where their environments were. */
+  constructor(
+    private readonly em: EntityManager,
+    private readonly pubsub?: PubSub,
+  ) {}
 
   /** The organization's projects, newest first; `search` matches the name case-insensitively. */
   async list(actor: Actor, args: ListProjectsArgs): Promise<Page<ProjectBasicRecord>> {
@@ -126,7 +132,7 @@ export class ProjectService {
    * admin of both. Logged as a change of the project's organization.
    */
   async changeOrganization(actor: Actor, args: ChangeOrganizationArgs): Promise<ProjectRecord> {
-    return this.withPrimaryLocked(actor, { id: args.id, organization_id: args.source_organization_id }, async (em, project) => {
+    const moved = await this.withPrimaryLocked(actor, { id: args.id, organization_id: args.source_organization_id }, async (em, project) => {
       const source = project.organization.id;
       const target = args.organization_id;
       if (!isUuid(target) || !isAdmin(actor, source) || !isAdmin(actor, target)) {
@@ -144,6 +150,8 @@ export class ProjectService {
         changes: [{ type: 'Project', action: 'changed', field: 'organization', before: source, after: target }],
       });
     });
+    await this.announcePlacement(moved.id);
+    return moved;
   }
 
   /**
@@ -165,6 +173,12 @@ export class ProjectService {
         changes: [{ type: 'Project', action: 'deleted', field: null, before: null, after: null }],
       });
     });
+    await this.announcePlacement(args.id);
+  }
+
+  /** After the commit: a request that read the placement before it must not keep it (see PlacementCache). */
+  private announcePlacement(projectId: number): Promise<void> {
+    return announcePlacementChange(this.pubsub, this.em.getDriver(), projectId);
   }
 
   /** Whether demo data is being generated for a project the actor reaches (never: there is no generator). */
