@@ -29,7 +29,9 @@ export class PlacementCache {
   private readonly entries = new Map<number, { placement: EnvironmentPlacement; expires: number }>();
   /** Counts the changes heard: a lookup that began before one must not store what it read. */
   private epoch = 0;
+  /** Whether announcements are heard; `followed` is set at once, so a cache subscribes only once. */
   private following = false;
+  private followed = false;
 
   /** The environment's placement, from the cache or from `lookup`. */
   async place(id: number, lookup: () => Promise<EnvironmentPlacement | undefined>): Promise<EnvironmentPlacement | undefined> {
@@ -51,7 +53,8 @@ export class PlacementCache {
 
   /** Follows the announcements of `pubsub`; from then on, placements are cached. Once per cache. */
   async follow(pubsub: PubSub): Promise<void> {
-    if (this.following) return;
+    if (this.followed) return;
+    this.followed = true;
     const changes = pubsub.subscribe<PlacementChange>(PLACEMENT_CHANGES_TOPIC);
     await pubsub.ready();
     this.following = true;
@@ -62,6 +65,7 @@ export class PlacementCache {
       // The subscription ended or failed: announcements are no longer heard, so nothing is trusted.
       .finally(() => {
         this.following = false;
+        this.followed = false;
         this.entries.clear();
       });
   }
