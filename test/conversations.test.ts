@@ -255,6 +255,8 @@ describe('queue', () => {
     const call = (method: string, rest: string, body?: unknown) => api(stack.url, method, path(rest), { key: owner.personal_api_key, body });
     await post(owner, { content: 'Busy for a while [slow:40] [words:25]', conversation: id });
     expect((await call('GET', '')).body).toEqual({ messages: [], max_queue_messages: 2 });
+    expect((await call('POST', '', { content: null })).body).toMatchObject({ code: 'null', attr: 'content' });
+    expect((await call('POST', '', {})).body).toMatchObject({ code: 'required', attr: 'content' });
     const first = await call('POST', '', { content: 'queued one', ui_context: { a: 1 } });
     expect(first.status).toBe(200);
     expect(first.body.messages).toEqual([expect.objectContaining({ content: 'queued one', ui_context: { a: 1 }, contextual_tools: null, agent_mode: null })]);

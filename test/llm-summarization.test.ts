@@ -162,6 +162,7 @@ describe('summarization', () => {
 
   it.each([
     [{ data: trace('x') }, 'summarize_type', 'This field is required.'],
+    [{ summarize_type: null, data: trace('x') }, 'summarize_type', 'This field may not be null.'],
     [{ summarize_type: 'session', data: trace('x') }, 'summarize_type', '"session" is not a valid choice.'],
     [{ summarize_type: 'trace', mode: 'long', data: trace('x') }, 'mode', '"long" is not a valid choice.'],
     [{ summarize_type: 'trace' }, 'data', 'This field is required and must be an object.'],

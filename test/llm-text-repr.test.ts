@@ -62,6 +62,8 @@ describe('text_repr over REST and GraphQL', () => {
     ['an unknown event type', { event_type: '$pageview', data: generation }, 'event_type', 'invalid_choice'],
     ['a missing event type', { data: generation }, 'event_type', 'required'],
     ['missing data', { event_type: '$ai_generation' }, 'data', 'required'],
+    ['a null event type', { event_type: null, data: generation }, 'event_type', 'null'],
+    ['null data', { event_type: '$ai_generation', data: null }, 'data', 'null'],
     ['data that is a list', { event_type: '$ai_generation', data: [] }, 'data', 'not_a_dict'],
     ['an option of the wrong type', { event_type: '$ai_generation', data: generation, options: { max_length: 'long' } }, 'options__max_length', 'invalid_input'],
     ['a negative buffer', { event_type: '$ai_generation', data: generation, options: { truncate_buffer: -1 } }, 'options__truncate_buffer', 'min_value'],

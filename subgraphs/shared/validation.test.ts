@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsDepth, isUuid, jsonProblem, jsonSize, mayHoldUnstorable, replaceUnstorable } from './validation.js';
+import { exceedsDepth, isUuid, jsonProblem, jsonSize, mayHoldUnstorable, present, replaceUnstorable } from './validation.js';
 
 describe(exceedsDepth.name, () => {
   it('counts object and array levels', () => {
@@ -57,5 +57,14 @@ describe('unstorable characters', () => {
     expect(mayHoldUnstorable(JSON.stringify({ a: 'x\u0000' }))).toBe(true);
     expect(mayHoldUnstorable('{"a":"\\ud800"}')).toBe(true);
     expect(mayHoldUnstorable(JSON.stringify({ a: 'plain \ud83d\ude00 é' }))).toBe(false);
+  });
+});
+
+describe(present.name, () => {
+  it('passes a value, falsy ones too, and refuses an absent one as required and a null one as null', () => {
+    expect(present('', 'name')).toBe('');
+    expect(present(0, 'limit')).toBe(0);
+    expect(() => present(undefined, 'name')).toThrowError(expect.objectContaining({ extensions: expect.objectContaining({ code: 'required', attr: 'name' }) }));
+    expect(() => present(null, 'name')).toThrowError(expect.objectContaining({ extensions: expect.objectContaining({ code: 'null', attr: 'name' }) }));
   });
 });

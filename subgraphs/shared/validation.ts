@@ -118,6 +118,13 @@ function storable(text: string): string {
   return stringProblem(text) ? text.replaceAll('\u0000', '\ufffd').toWellFormed() : text;
 }
 
+/** A field's value, refused as DRF refuses it: absent is `required`, null is `null` (never the same code). */
+export function present<T>(value: T | null | undefined, attr: string): T {
+  if (value === undefined) throw new ValidationError('This field is required.', attr, 'required');
+  if (value === null) throw new ValidationError('This field may not be null.', attr, 'null');
+  return value;
+}
+
 /**
  * A 400 `null` for the first of `fields` that the caller sent as null. A partial update leaves out
  * what it does not change; a null is not "no change" but a value these fields do not take, which

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../shared/errors.js';
-import { isObject, isUuid, jsonProblem, jsonSize } from '../../shared/validation.js';
+import { isObject, isUuid, jsonProblem, jsonSize, present } from '../../shared/validation.js';
 import { AGENT_MODES, type AgentMode } from './conversation.entity.js';
 
 /** PostHog's limits: a message to the assistant, and one a client appends. */
@@ -11,11 +11,11 @@ const MAX_SESSION_ID_LENGTH = 200;
 
 /** A message's text: required where `required`, never blank, at most `max` characters (code points). */
 export function messageText(value: string | null | undefined, max: number, attr = 'content'): string {
-  if (value == null) throw new ValidationError('This field is required.', attr, 'required');
-  if (!value.trim()) throw new ValidationError('This field may not be blank.', attr, 'blank');
-  if ([...value].length > max) throw new ValidationError(`Ensure this field has no more than ${max} characters.`, attr, 'max_length');
-  storable(value, attr);
-  return value;
+  const text = present(value, attr);
+  if (!text.trim()) throw new ValidationError('This field may not be blank.', attr, 'blank');
+  if ([...text].length > max) throw new ValidationError(`Ensure this field has no more than ${max} characters.`, attr, 'max_length');
+  storable(text, attr);
+  return text;
 }
 
 /** `content` of POST …/conversations/: optional there (its absence re-attaches), else as any message. */

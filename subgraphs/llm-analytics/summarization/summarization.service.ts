@@ -15,6 +15,7 @@ import { chooseModel, modelName, type ModelChoice } from './model-choice.js';
 import { systemPrompt, userPrompt, type SummaryMode } from './summarization.prompts.js';
 import type { BatchCheckArgs, BatchCheckResult, SummarizationResult, SummarizeArgs } from './summarization.types.js';
 import { SummaryCache } from './summary.cache.js';
+import { present } from '../../shared/validation.js';
 
 const MAX_BATCH = 100;
 /** The text form the model reads: every line numbered, nothing truncated or marked up. */
@@ -92,9 +93,9 @@ export class SummarizationService {
 }
 
 function summarizeType(value: string | null | undefined): 'trace' | 'event' {
-  if (value == null) throw new ValidationError('This field is required.', 'summarize_type', 'required');
-  if (value !== 'trace' && value !== 'event') throw new ValidationError(`"${value}" is not a valid choice.`, 'summarize_type', 'invalid_choice');
-  return value;
+  const type = present(value, 'summarize_type');
+  if (type !== 'trace' && type !== 'event') throw new ValidationError(`"${type}" is not a valid choice.`, 'summarize_type', 'invalid_choice');
+  return type;
 }
 
 function summaryMode(value: string | null | undefined): SummaryMode {
@@ -155,11 +156,11 @@ function requireIdLength(id: string): void {
 }
 
 function traceIds(value: string[] | null | undefined): string[] {
-  if (value == null) throw new ValidationError('This field is required.', 'trace_ids', 'required');
-  if (value.length > MAX_BATCH) throw new ValidationError(`Ensure this field has no more than ${MAX_BATCH} elements.`, 'trace_ids', 'max_length');
-  const bad = value.findIndex((id) => !id || id.length > MAX_ID_LENGTH);
+  const ids = present(value, 'trace_ids');
+  if (ids.length > MAX_BATCH) throw new ValidationError(`Ensure this field has no more than ${MAX_BATCH} elements.`, 'trace_ids', 'max_length');
+  const bad = ids.findIndex((id) => !id || id.length > MAX_ID_LENGTH);
   if (bad >= 0) throw new ValidationError(`Each trace id must be 1 to ${MAX_ID_LENGTH} characters.`, `trace_ids__${bad}`);
-  return [...new Set(value)];
+  return [...new Set(ids)];
 }
 
 function lineCount(text: string): number {

@@ -11,9 +11,8 @@ export async function textRepr(
   args: { project_id: number; event_type?: string | null; data?: unknown; options?: unknown },
 ): Promise<{ text: string; metadata: TextReprMetadata }> {
   await projectsFacade.reachEnvironment(em, actor, args.project_id);
-  if (args.event_type == null) throw new ValidationError('This field is required.', 'event_type', 'required');
-  if (args.data == null) throw new ValidationError('This field is required.', 'data', 'required');
   try {
+    // Absent or null fields are the renderer's to refuse, as DRF does: `required`, or `null`.
     return renderTextRepr(args.event_type, args.data, args.options);
   } catch (error) {
     if (error instanceof TextReprInputError) throw new ValidationError(error.message, error.attr, error.code);

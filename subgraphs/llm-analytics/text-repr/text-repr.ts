@@ -69,7 +69,7 @@ function idString(value: unknown): string | null {
  * (PostHog picks it from `data.event`, so that a span sent without one renders as a generation there; here a
  * span is a span). Never throws anything but TextReprInputError for JSON input.
  */
-export function renderTextRepr(eventType: string, data: unknown, options?: unknown): { text: string; metadata: TextReprMetadata } {
+export function renderTextRepr(eventType: unknown, data: unknown, options?: unknown): { text: string; metadata: TextReprMetadata } {
   const type = validateEventType(eventType);
   const payload = validateData(data);
   const parsedOptions = parseTextReprOptions(options);
