@@ -4,6 +4,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { UpstreamError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
+import { present } from '../../shared/validation.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { markKeyUsed } from '../provider-keys/active-keys.query.js';
 import { languageModel, modelTimeoutMs } from '../providers/provider.api.js';
@@ -15,7 +16,6 @@ import { chooseModel, modelName, type ModelChoice } from './model-choice.js';
 import { systemPrompt, userPrompt, type SummaryMode } from './summarization.prompts.js';
 import type { BatchCheckArgs, BatchCheckResult, SummarizationResult, SummarizeArgs } from './summarization.types.js';
 import { SummaryCache } from './summary.cache.js';
-import { present } from '../../shared/validation.js';
 
 const MAX_BATCH = 100;
 /** The text form the model reads: every line numbered, nothing truncated or marked up. */

@@ -29,13 +29,15 @@ export class PlacementCache {
   private readonly entries = new Map<number, { placement: EnvironmentPlacement; expires: number }>();
   /** Counts the changes heard: a lookup that began before one must not store what it read. */
   private epoch = 0;
-  /** Whether announcements are heard; `followed` is set at once, so a cache subscribes only once. */
-  private following = false;
-  private followed = false;
+  /**
+   * Whether announcements are heard: `subscribing` from the first follow() (so a cache subscribes
+   * once), `on` once the pub/sub delivers them; placements are cached only then.
+   */
+  private listening: 'off' | 'subscribing' | 'on' = 'off';
 
   /** The environment's placement, from the cache or from `lookup`. */
   async place(id: number, lookup: () => Promise<EnvironmentPlacement | undefined>): Promise<EnvironmentPlacement | undefined> {
-    if (!this.following) return lookup();
+    if (this.listening !== 'on') return lookup();
     const now = Date.now();
     const hit = this.entries.get(id);
     if (hit && hit.expires > now) return hit.placement;
@@ -53,19 +55,18 @@ export class PlacementCache {
 
   /** Follows the announcements of `pubsub`; from then on, placements are cached. Once per cache. */
   async follow(pubsub: PubSub): Promise<void> {
-    if (this.followed) return;
-    this.followed = true;
+    if (this.listening !== 'off') return;
+    this.listening = 'subscribing';
     const changes = pubsub.subscribe<PlacementChange>(PLACEMENT_CHANGES_TOPIC);
     await pubsub.ready();
-    this.following = true;
+    this.listening = 'on';
     void (async () => {
       for await (const { payload } of changes) this.forget(payload.project_id);
     })()
       .catch(() => undefined)
       // The subscription ended or failed: announcements are no longer heard, so nothing is trusted.
       .finally(() => {
-        this.following = false;
-        this.followed = false;
+        this.listening = 'off';
         this.entries.clear();
       });
   }
