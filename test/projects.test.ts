@@ -430,6 +430,20 @@ describe('change_organization', () => {
     expect((await api(stack.url, 'GET', configs, { key: target.personal_api_key })).status).toBe(404);
     expect((await api(stack.url, 'GET', configs, { key: own.personal_api_key })).status).toBe(404);
   });
+
+  it("a rename shows at once in records that embed the project, though projects' names are cached", async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'renamed');
+    const created = await api(stack.url, 'POST', `/api/environments/${own.environment_id}/customer_profile_configs/`, { key: own.personal_api_key, body: { scope: 'person', content: {} } });
+    expect(created.status).toBe(201);
+    const names = async () => {
+      const answer = await gql(stack.graphqlUrl, 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { id name } } } }', { p: own.environment_id }, own.personal_api_key);
+      return answer.data.customer_profile_configs.results.map((config: { project: { name: string } }) => config.project.name);
+    };
+    expect(await names()).toEqual(['Default project']);
+    const renamed = await api(stack.url, 'PATCH', `${projects(own)}${own.project_id}/`, { key: own.personal_api_key, body: { name: 'Checkout' } });
+    expect(renamed.status).toBe(200);
+    expect(await names()).toEqual(['Checkout']);
+  });
 });
 
 describe('tenant isolation: every project and environment action', () => {

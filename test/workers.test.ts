@@ -142,6 +142,21 @@ describe('two workers without Redis', () => {
     for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', configs, { key: owner.personal_api_key })).status).toBe(404);
   });
 
+  it("shows a renamed project's new name at once on both workers, though each had the name cached", async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'workers-renamed');
+    const configs = `/api/environments/${owner.environment_id}/customer_profile_configs/`;
+    expect((await call(platform.url, 'POST', configs, { key: owner.personal_api_key, body: { scope: 'person', content: {} } })).status).toBe(201);
+    const query = 'query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { name } } } }';
+    const name = async () => {
+      const answer = await call(platform.url, 'POST', '/graphql', { key: owner.personal_api_key, body: { query, variables: { p: owner.environment_id } } });
+      return answer.body.data.customer_profile_configs.results[0].project.name;
+    };
+    for (let i = 0; i < 4; i++) expect(await name()).toBe('Default project');
+    const project = `/api/organizations/${owner.organization_id}/projects/${owner.project_id}/`;
+    expect((await call(platform.url, 'PATCH', project, { key: owner.personal_api_key, body: { name: 'Renamed' } })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect(await name()).toBe('Renamed');
+  });
+
   it('sends a mail queued by one worker exactly once, though both work the outbox', async () => {
     const asked = await call(platform.url, 'POST', '/api/users/request_email_verification/', { body: { uuid: tenant.user_uuid } });
     expect(asked.status).toBe(200);

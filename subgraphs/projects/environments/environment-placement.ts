@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
-import { placementCacheOf } from '../../shared/auth/placement-cache.js';
+import { projectCacheOf } from '../../shared/auth/project-cache.js';
 
 /**
  * The project and organization of each environment among `ids` that exists and is not being
@@ -23,9 +23,9 @@ export async function placeEnvironments(em: EntityManager, ids: readonly number[
 
 /**
  * The placement of an environment the actor reaches: 404 when there is none, 403 when it is another
- * organization's. Recent placements are reused (see PlacementCache).
+ * organization's. Recent placements are reused (see ProjectCache).
  */
 export async function reachEnvironment(em: EntityManager, actor: Actor, id: number): Promise<EnvironmentPlacement> {
-  const placement = await placementCacheOf(em.getDriver()).place(id, async () => (await placeEnvironments(em, [id])).get(id));
+  const placement = await projectCacheOf(em.getDriver()).placements.one(id, async () => (await placeEnvironments(em, [id])).get(id));
   return requireEnvironment(actor, placement);
 }

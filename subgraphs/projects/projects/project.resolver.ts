@@ -49,8 +49,8 @@ export class ProjectResolver {
   @Mutation(() => ProjectRecord, {
     description: 'Changes settings (project:read, as the API document says); the name and admin settings need project:write and admin.',
   })
-  update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em }: SubgraphContext) {
-    return new ProjectService(em).update(actor, args);
+  update_project(@Args() args: UpdateProjectArgs, @Ctx() { actor, em, pubsub }: SubgraphContext) {
+    return new ProjectService(em, pubsub).update(actor, args);
   }
 
   @Authorized('project:write')

@@ -32,14 +32,14 @@ import type { ProjectBasicRecord } from './project-basic.record.js';
 import { listProjects } from './project-list.repository.js';
 import { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
-import { announcePlacementChange } from '../../shared/auth/placement-cache.js';
+import { announceProjectChange, projectCacheOf, type ProjectBrief } from '../../shared/auth/project-cache.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 
 /** The fields of a project's brief form, and the type name the router may ask with them. */
 const BRIEF_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'name']);
 
 export class ProjectService {
-  /** With the subgraph's pub/sub, projects deleted or moved are announced: every process forgets where their environments were. */
+  /** With the subgraph's pub/sub, projects deleted, moved or renamed are announced: every process forgets what it cached of them. */
   constructor(
     private readonly em: EntityManager,
     private readonly pubsub?: PubSub,
@@ -68,13 +68,24 @@ export class ProjectService {
     const organizations = Object.keys(actor.organizations);
     const wanted = ids.filter((id) => Number.isSafeInteger(id));
     if (wanted.length === 0 || organizations.length === 0) return new Map();
-    const where = { id: { $in: wanted }, organization: { $in: organizations }, deleted_at: null };
     if (fields && [...fields].every((field) => BRIEF_FIELDS.has(field))) {
-      const rows = await this.em.createQueryBuilder(Project).select(['id', 'name']).where(where).execute<{ id: number; name: string }[]>('all');
-      return new Map(rows.map((row) => [row.id, Object.assign(new ProjectRecord(), { id: row.id, name: row.name })]));
+      const briefs = await projectCacheOf(this.em.getDriver()).briefs.many(wanted, (missing) => this.briefs(missing));
+      const seen = [...briefs.values()].filter((brief) => belongsTo(actor, brief.organization_id));
+      return new Map(seen.map((brief) => [brief.id, Object.assign(new ProjectRecord(), { id: brief.id, name: brief.name })]));
     }
+    const where = { id: { $in: wanted }, organization: { $in: organizations }, deleted_at: null };
     const records = await this.records(actor, await this.em.find(Project, where));
     return new Map(records.map((record) => [record.id, record]));
+  }
+
+  /** The brief forms of the projects among `ids` that exist and are not being deleted, whoever may see them. */
+  private async briefs(ids: readonly number[]): Promise<Map<number, ProjectBrief>> {
+    const rows = await this.em
+      .createQueryBuilder(Project)
+      .select(['id', 'name', 'organization'])
+      .where({ id: { $in: ids }, deleted_at: null })
+      .execute<{ id: number; name: string; organization: string }[]>('all');
+    return new Map(rows.map((row) => [row.id, { id: row.id, organization_id: row.organization, name: row.name }]));
   }
 
   /** A new project with its first environment (same id); an admin of the organization only. */
@@ -102,9 +113,11 @@ export class ProjectService {
 
   /** Changes the name and settings given; configuration needs a member, the rest an admin. */
   async update(actor: Actor, args: UpdateProjectArgs): Promise<ProjectRecord> {
-    return this.withPrimaryLocked(actor, args, (em, project, environment) =>
+    const updated = await this.withPrimaryLocked(actor, args, (em, project, environment) =>
       new SettingsService(em).change(actor, { scope: 'Project', project, environment, organizationId: project.organization.id }, args, PROJECT_SETTING_NAMES),
     );
+    if (args.name !== undefined) await this.announce(updated.id);
+    return updated;
   }
 
   /** The project's activity log, newest first. */
@@ -150,7 +163,7 @@ export class ProjectService {
         changes: [{ type: 'Project', action: 'changed', field: 'organization', before: source, after: target }],
       });
     });
-    await this.announcePlacement(moved.id);
+    await this.announce(moved.id);
     return moved;
   }
 
@@ -173,12 +186,12 @@ export class ProjectService {
         changes: [{ type: 'Project', action: 'deleted', field: null, before: null, after: null }],
       });
     });
-    await this.announcePlacement(args.id);
+    await this.announce(args.id);
   }
 
-  /** After the commit: a request that read the placement before it must not keep it (see PlacementCache). */
-  private announcePlacement(projectId: number): Promise<void> {
-    return announcePlacementChange(this.pubsub, this.em.getDriver(), projectId);
+  /** After the commit: a request that read the project before it must not keep it (see ProjectCache). */
+  private announce(projectId: number): Promise<void> {
+    return announceProjectChange(this.pubsub, this.em.getDriver(), projectId);
   }
 
   /** Whether demo data is being generated for a project the actor reaches (never: there is no generator). */

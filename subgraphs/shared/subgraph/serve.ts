@@ -19,7 +19,7 @@ import type { SubgraphDefinition } from './define.js';
 import { KEEP_ALIVE_MS } from '../net.js';
 import { logSocketErrors, ReasonedWebSocket } from '../websocket.js';
 import { InFlight } from '../in-flight.js';
-import { placementCacheOf } from '../auth/placement-cache.js';
+import { projectCacheOf } from '../auth/project-cache.js';
 import { localSubgraph, type LocalSubgraph } from './local.js';
 
 /** What a running subgraph needs: its definition, its database, the pub/sub and the actor signer. */
@@ -54,8 +54,8 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   const { definition, log } = runtime;
   const inFlight = new InFlight();
   const schema = await buildSubgraphGraphQLSchema(definition);
-  // Environment placements are cached only where projects' deletions and moves are heard.
-  await placementCacheOf(runtime.orm.em.getDriver()).follow(runtime.pubsub);
+  // Placements and names of projects are cached only where their changes are heard.
+  await projectCacheOf(runtime.orm.em.getDriver()).follow(runtime.pubsub);
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatSubgraphError(formatted, error, log);
   const apollo = new ApolloServer<SubgraphContext>({
     schema,
