@@ -14,7 +14,7 @@ import { createGateway, loadSupergraph } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
 import { listen, type IngestHandler, type Listener } from './listener.js';
 import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
-import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
+import { holdStopSignals, type HeldStopSignals } from '../subgraphs/shared/stop-signals.js';
 import { closeRateLimiter } from '../subgraphs/shared/rate-limit.js';
 import { configuredKeyThrottle } from './throttle.js';
 import { subgraphsHealthy, subgraphUrls } from './remote-subgraphs.js';
@@ -37,9 +37,11 @@ interface Subgraphs {
  * listeners; stops gracefully on SIGTERM or SIGINT.
  */
 export async function runPlatform(settings: Config, log: Logger, started: number): Promise<void> {
+  // A signal while the subgraphs start (a primary stopping its workers as they start) is answered once all can stop.
+  const signals = holdStopSignals();
   const subgraphs = settings.SUBGRAPH_URLS ? await remoteSubgraphs(settings, log) : await localSubgraphs(settings, log);
   try {
-    await serve(settings, log, subgraphs, started);
+    await serve(settings, log, subgraphs, started, signals);
   } catch (error) {
     // Whatever started must stop, or the embedded database and DATA_DIR's lock outlive the failure.
     await subgraphs.stop();
@@ -47,7 +49,7 @@ export async function runPlatform(settings: Config, log: Logger, started: number
   }
 }
 
-async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number): Promise<void> {
+async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number, signals: HeldStopSignals): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
   if (subgraphs.pubsub) await authenticator.follow(subgraphs.pubsub);
@@ -104,7 +106,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     log.info({ signal }, cluster.isWorker ? 'worker stopped' : 'stopped');
     process.exit(0);
   };
-  onStopSignals(
+  signals.handle(
     (signal) => void shutdown(signal),
     (error) => {
       log.fatal({ err: error }, 'uncaught exception');

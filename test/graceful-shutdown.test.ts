@@ -1,12 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { sql } from './kit/db.js';
 import { anEvent } from './kit/ingest.js';
-import { freePort, startPlatform, type Platform } from './kit/process.js';
+import { BUILD_DIR, freePort, startPlatform, type Platform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
@@ -104,4 +106,59 @@ describe('SIGTERM under load', () => {
     const made = await sql<{ n: string }>(inject('databaseUrl'), 'select count(*) as n from customer_profiles.customer_profile_configs where id = any($1::uuid[])', [configs]);
     expect(Number(made[0]!.n)).toBe(configs.length);
   }, 120_000);
+
+  it('answers a request begun before the signal though its key is looked up after it (the subgraphs serve until the router is done)', async () => {
+    const platform = await startPlatform({
+      DATABASE_URL: inject('databaseUrl'),
+      SECRET_KEY: TEST_SECRET_KEY,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')),
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      WORKERS: '1',
+      // As deployed: Apollo Server stops itself on SIGTERM unless told not to, but not under NODE_ENV=test.
+      NODE_ENV: 'production',
+    });
+    platforms.push(platform);
+    const owner = await seedTenant(inject('databaseUrl'), 'shutdownlookup');
+    const { port } = new URL(platform.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // The request has begun (its line is in), its key not yet sent: nothing is looked up before the signal.
+    socket.write('GET /api/users/@me/ HTTP/1.1\r\nHost: localhost\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    platform.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    socket.write(`Authorization: Bearer ${owner.personal_api_key}\r\nConnection: close\r\n\r\n`);
+    const text = await answer;
+    expect(text.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(text).toContain(owner.email);
+    expect(await platform.exited).toBe(0);
+  }, 60_000);
+
+  it('stops gracefully on a signal that came while its subgraphs were starting, once they have started', async () => {
+    const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: inject('databaseUrl'), SECRET_KEY: TEST_SECRET_KEY, DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')), PORT: String(await freePort()), LOG_LEVEL: 'info', WORKERS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Its log records go to stderr; stdout has the line for people.
+    let output = '';
+    await new Promise<void>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('"msg":"subgraph listening"')) resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string });
+    expect(lines.map((line) => line.msg)).toContain('platform listening');
+    expect(lines.at(-1)?.msg).toBe('stopped');
+  }, 60_000);
 });

@@ -65,6 +65,9 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     // Neither tracing nor cache hints are used; the cache-control plugin alone runs on every field.
     plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
     formatError,
+    // Outside NODE_ENV=test, Apollo would stop itself at the first SIGTERM, refusing the lookups and
+    // calls of requests still in their grace; the subgraph is closed by its process's shutdown, last.
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
 
