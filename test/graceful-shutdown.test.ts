@@ -1,6 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { sql } from './kit/db.js';
 import { anEvent } from './kit/ingest.js';
-import { BUILD_DIR, freePort, startPlatform, type Platform } from './kit/process.js';
+import { BUILD_DIR, freePort, startPlatform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
@@ -26,22 +26,26 @@ interface Sent {
  * batches included, are answered before the process exits; every request that got a 2xx left its
  * data in the database; websocket subscribers are told the server is going away (1001).
  */
+/** A platform's settings here: the tests' database and key, a data directory and port of its own, and `extra`. */
+async function settings(extra: Record<string, string>): Promise<Record<string, string>> {
+  return {
+    DATABASE_URL: inject('databaseUrl'),
+    SECRET_KEY: TEST_SECRET_KEY,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')),
+    PORT: String(await freePort()),
+    ...extra,
+  };
+}
+
 describe('SIGTERM under load', () => {
-  const platforms: Platform[] = [];
+  const children: ChildProcess[] = [];
   afterAll(() => {
-    for (const platform of platforms) platform.child.kill('SIGKILL');
+    for (const child of children) child.kill('SIGKILL');
   });
 
   it('finishes what it acknowledged, closes websockets with 1001, and exits 0 within the bound', async () => {
-    const platform = await startPlatform({
-      DATABASE_URL: inject('databaseUrl'),
-      SECRET_KEY: TEST_SECRET_KEY,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')),
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-      SHUTDOWN_TIMEOUT_SECONDS: '10',
-    });
-    platforms.push(platform);
+    const platform = await startPlatform(await settings({ LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_SECONDS: '10' }));
+    children.push(platform.child);
     const owner = await seedTenant(inject('databaseUrl'), 'shutdown');
 
     let closeCode: number | undefined;
@@ -108,17 +112,9 @@ describe('SIGTERM under load', () => {
   }, 120_000);
 
   it('answers a request begun before the signal though its key is looked up after it (the subgraphs serve until the router is done)', async () => {
-    const platform = await startPlatform({
-      DATABASE_URL: inject('databaseUrl'),
-      SECRET_KEY: TEST_SECRET_KEY,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')),
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-      WORKERS: '1',
-      // As deployed: Apollo Server stops itself on SIGTERM unless told not to, but not under NODE_ENV=test.
-      NODE_ENV: 'production',
-    });
-    platforms.push(platform);
+    // As deployed: Apollo Server stops itself on SIGTERM unless told not to, but not under NODE_ENV=test.
+    const platform = await startPlatform(await settings({ LOG_LEVEL: 'warn', WORKERS: '1', NODE_ENV: 'production' }));
+    children.push(platform.child);
     const owner = await seedTenant(inject('databaseUrl'), 'shutdownlookup');
     const { port } = new URL(platform.url);
     const socket = connect(Number(port), '127.0.0.1');
@@ -142,10 +138,9 @@ describe('SIGTERM under load', () => {
   }, 60_000);
 
   it('stops gracefully on a signal that came while its subgraphs were starting, once they have started', async () => {
-    const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: inject('databaseUrl'), SECRET_KEY: TEST_SECRET_KEY, DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-shutdown-')), PORT: String(await freePort()), LOG_LEVEL: 'info', WORKERS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const env = { PATH: process.env.PATH ?? '', ...(await settings({ LOG_LEVEL: 'info', WORKERS: '1' })) };
+    const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Its log records go to stderr; stdout has the line for people.
     let output = '';
