@@ -22,7 +22,7 @@ import type { Verdict } from '../subgraphs/shared/rate-limit.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../subgraphs/shared/validation.js';
 import { KEY_PARAMETER } from '../subgraphs/shared/auth/key-parameter.js';
 import { typedBody, typedQuery } from './body-types.js';
-import { namingKeySource, restCredential } from './personal-key.js';
+import { namingKeySource, restCredential, type KeySource } from './personal-key.js';
 import { serveDocs } from './docs.js';
 import { errorResponse } from './errors.js';
 import { withBodyFields } from './body-fields.js';
@@ -57,6 +57,13 @@ export interface RestOptions {
    * throttles by the Authorization header before the body is read, so it never sees those.
    */
   throttle?: (authorization: string | undefined) => Promise<Verdict>;
+  /**
+   * A key's 401 or 403 for a root field (`Mutation.create_project`), or none: the router's verdict
+   * before an operation runs. Asked only of a request whose body cannot be used, so that its key is
+   * refused first, as DRF authenticates and checks permissions before it parses a body. Without it
+   * (the REST layer in a process of its own) such a body is a 400 whoever sends it.
+   */
+  authorize?: (authorization: string | null, field: string) => Promise<AppError | undefined>;
 }
 
 export interface RestLayer {
@@ -184,7 +191,7 @@ export function createRest(options: RestOptions): RestLayer {
       return fail(new MethodNotAllowedError(request.method), { allow: withImplicitMethods(match.allowed).join(', ') });
     }
     let body = await readBody(request, match.route.method);
-    if (body instanceof Response) return body;
+    if (body instanceof BodyRefusal) return refusedFirst(request, url, match.route.field, body);
     let query: URLSearchParams;
     try {
       if (body) body = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
@@ -194,13 +201,8 @@ export function createRest(options: RestOptions): RestLayer {
       throw error;
     }
     const { authorization, source } = restCredential(request.headers, body, url.searchParams);
-    if (source !== 'Authorization header' && authorization && options.throttle) {
-      const verdict = await options.throttle(authorization);
-      if (!verdict.allowed) {
-        const throttled = new ThrottledError(verdict.retryAfterSeconds);
-        return fail(throttled, retryAfterHeader(throttled));
-      }
-    }
+    const throttled = await throttledOutside(authorization, source);
+    if (throttled) return throttled;
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options, authorization);
     }
@@ -211,6 +213,42 @@ export function createRest(options: RestOptions): RestLayer {
     if (match.route.status === 204 && response.ok) return new Response(null, { status: 204 });
     return namingKeySource(response, source);
   }
+
+  /**
+   * A key carried in the body or the query string is throttled here: the listener throttles by the
+   * Authorization header before the body is read, so it never sees those.
+   */
+  async function throttledOutside(authorization: string | null, source: KeySource): Promise<Response | undefined> {
+    if (source === 'Authorization header' || !authorization || !options.throttle) return undefined;
+    const verdict = await options.throttle(authorization);
+    if (verdict.allowed) return undefined;
+    const throttled = new ThrottledError(verdict.retryAfterSeconds);
+    return fail(throttled, retryAfterHeader(throttled));
+  }
+
+  /**
+   * A body that cannot be used answers as PostHog's does: its key's 401 or 403 first, for DRF
+   * authenticates and checks permissions before it parses a body; then the 400. A body that is not
+   * JSON, with no key in the header or the query string, stays a 400 (DRF parsed it looking for
+   * one); JSON that is no object, with none, is a 401 (there was none to find).
+   */
+  async function refusedFirst(request: Request, url: URL, field: string, refusal: BodyRefusal): Promise<Response> {
+    if (!options.authorize) return refusal.response;
+    const { authorization, source } = restCredential(request.headers, undefined, url.searchParams);
+    if (!authorization && refusal.unreadable) return refusal.response;
+    const throttled = await throttledOutside(authorization, source);
+    if (throttled) return throttled;
+    const refused = await options.authorize(authorization, field);
+    return refused ? namingKeySource(fail(refused), source) : refusal.response;
+  }
+}
+
+/** A body that cannot be used, with its 400; `unreadable` when it is not even JSON. */
+class BodyRefusal {
+  constructor(
+    readonly response: Response,
+    readonly unreadable: boolean,
+  ) {}
 }
 
 /** SOFA's handler of a route, as fets calls it: the request (with its path `params`) and the server's context. */
@@ -249,23 +287,23 @@ function fail(error: AppError, headers: Record<string, string> = {}): Response {
 }
 
 /** The JSON body of a write, or a 400 for one that is not a JSON object. */
-async function readBody(request: Request, method: string): Promise<Record<string, unknown> | undefined | Response> {
+async function readBody(request: Request, method: string): Promise<Record<string, unknown> | undefined | BodyRefusal> {
   // A DELETE may name what it deletes in a body (`{"tag_name": …}`), as PostHog's clients send it.
   if (method === 'GET') return undefined;
   const bytes = request instanceof ReadBodyRequest ? request.readBytes : Buffer.from(await request.arrayBuffer());
   const text = strictUtf8Text(bytes);
-  if (text === undefined) return fail(new ParseError(NOT_UTF8));
+  if (text === undefined) return new BodyRefusal(fail(new ParseError(NOT_UTF8)), true);
   if (!text.trim()) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return fail(new ParseError(`JSON parse error - ${(error as Error).message}`));
+    return new BodyRefusal(fail(new ParseError(`JSON parse error - ${(error as Error).message}`)), true);
   }
-  if (exceedsDepth(parsed)) return fail(new ValidationError(`JSON nests deeper than ${MAX_JSON_DEPTH} levels.`));
+  if (exceedsDepth(parsed)) return new BodyRefusal(fail(new ValidationError(`JSON nests deeper than ${MAX_JSON_DEPTH} levels.`)), true);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     const got = Array.isArray(parsed) ? 'list' : parsed === null ? 'null' : typeof parsed;
-    return fail(new ValidationError(`Invalid data. Expected a dictionary, but got ${got}.`));
+    return new BodyRefusal(fail(new ValidationError(`Invalid data. Expected a dictionary, but got ${got}.`)), false);
   }
   return parsed as Record<string, unknown>;
 }

@@ -159,14 +159,7 @@ function useRootScopes(scopes: ReadonlyMap<string, readonly RequiredScope[]>): G
   const refusal = (args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }): AppError | undefined => {
     const actor = (args.contextValue as Partial<RouterContext>).actor;
     const required = actor && scopeOf(args.document, args.operationName ?? undefined);
-    if (!actor || !required) return undefined;
-    try {
-      requireScopes(actor, required);
-      return undefined;
-    } catch (error) {
-      if (error instanceof AppError) return error;
-      throw error;
-    }
+    return actor && required ? scopeRefusal(actor, required) : undefined;
   };
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -177,6 +170,39 @@ function useRootScopes(scopes: ReadonlyMap<string, readonly RequiredScope[]>): G
       const refused = refusal(args);
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },
+  };
+}
+
+/** The 401 or 403 of an actor without the scopes, or none. */
+function scopeRefusal(actor: Actor, required: readonly RequiredScope[]): AppError | undefined {
+  try {
+    requireScopes(actor, required);
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+/**
+ * A key's refusal for a root field (`Mutation.create_project`) as the router gives it before the
+ * operation runs: the 401 of an unknown key, or the 403 (for no key, the 401) of a missing scope;
+ * none where the field may run, or where the key could not be looked up. The REST layer asks it of
+ * a request whose body it cannot use.
+ */
+export function rootFieldAuthorizer(authenticator: Authenticator): (authorization: string | null, field: string) => Promise<AppError | undefined> {
+  const scopes = rootFieldScopes();
+  return async (authorization, field) => {
+    const [type, name] = field.split('.') as [string, string];
+    let actor: Actor;
+    try {
+      actor = await authenticator.actorFor(authorization);
+    } catch (error) {
+      // A lookup that failed (a subgraph slow or down) proves nothing about the key: the body's 400 stands.
+      return error instanceof AppError ? error : undefined;
+    }
+    const required = scopes.get(`${type.toLowerCase()}.${name}`);
+    return required && scopeRefusal(actor, required);
   };
 }
 

@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createRest } from '../rest-compat/rest.js';
+import type { GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { createRest, type RestLayer, type RestOptions } from '../rest-compat/rest.js';
 import { routerExecutor, routerSubscriber, useInProcessAnswers } from '../rest-compat/executors.js';
 import { connectRedis, startSubgraphs } from '../subgraphs/index.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
@@ -10,7 +11,7 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import { Authenticator } from './auth.js';
-import { createGateway, loadSupergraph } from './gateway.js';
+import { createGateway, loadSupergraph, rootFieldAuthorizer, type RouterContext } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
 import { listen, type IngestHandler, type Listener } from './listener.js';
 import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
@@ -55,14 +56,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   if (subgraphs.pubsub) await authenticator.follow(subgraphs.pubsub);
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const throttle = await configuredKeyThrottle(authenticator, settings);
-  const rest = createRest({
-    apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
-    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
-    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
-    log,
-    maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
-    throttle,
-  });
+  const rest = restOverRouter({ gateway, authenticator, throttle, log, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES });
   const listener = await listen({
     host: settings.HOST,
     port: settings.PORT,
@@ -113,6 +107,29 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
       void subgraphs.stop().finally(() => process.exit(1));
     },
   );
+}
+
+/**
+ * The REST layer over the router of this process: every operation through `gateway.fetch`, and a
+ * key refused by the router ahead of a body the layer cannot use.
+ */
+export function restOverRouter(parts: {
+  gateway: GatewayRuntime<RouterContext>;
+  authenticator: Authenticator;
+  throttle: RestOptions['throttle'];
+  log: Logger;
+  maxIngestBodyBytes: number;
+}): RestLayer {
+  const { gateway } = parts;
+  return createRest({
+    apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
+    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
+    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
+    log: parts.log,
+    maxIngestBodyBytes: parts.maxIngestBodyBytes,
+    throttle: parts.throttle,
+    authorize: rootFieldAuthorizer(parts.authenticator),
+  });
 }
 
 /** With INGEST_PORT set, `/batch/` gets a listener of its own too (the main one keeps serving it). */

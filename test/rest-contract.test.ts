@@ -166,6 +166,31 @@ describe('REST contract: customer profile configs', () => {
       expect(anonymous.status).toBe(401);
     });
 
+    it("refuses a key before a body it cannot use, as DRF authenticates and checks permissions before it parses: the key's 401 or 403, then the 400", async () => {
+      const reader = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
+      const before = (await call('GET', base())).body.count;
+      const unusable = ['{"scope": "person",', '[{"scope": "person"}]', `[${'['.repeat(200)}${']'.repeat(200)}]`];
+      for (const body of unusable) {
+        const scopeless = await api(stack.url, 'POST', `${base()}/`, { key: reader, body });
+        expect([scopeless.status, scopeless.body.code], body).toEqual([403, 'permission_denied']);
+        const unknown = await api(stack.url, 'POST', `${base()}/`, { key: 'phx_unknown', body });
+        expect(unknown.body, body).toEqual({ type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.', attr: null });
+        const inQuery = await api(stack.url, 'POST', `${base()}/?personal_api_key=phx_unknown`, { body });
+        expect([inQuery.status, inQuery.body.detail], body).toEqual([401, 'Personal API key found in request query string is invalid.']);
+        const allowed = await api(stack.url, 'POST', `${base()}/`, { key: tenant.personal_api_key, body });
+        expect(allowed.status, body).toBe(400);
+      }
+      // With no key in the header or the query string, DRF parses the body for one: JSON that is no
+      // object holds none (401), a body that is no JSON fails that parse (400).
+      const malformed = await api(stack.url, 'POST', `${base()}/`, { body: unusable[0] });
+      expect([malformed.status, malformed.body.code]).toEqual([400, 'parse_error']);
+      const list = await api(stack.url, 'POST', `${base()}/`, { body: unusable[1] });
+      expect([list.status, list.body.code]).toEqual([401, 'not_authenticated']);
+      const notUtf8 = await fetch(`${stack.url}${base()}/`, { method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' }, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+      expect(notUtf8.status).toBe(403);
+      expect((await call('GET', base())).body.count).toBe(before);
+    });
+
     it('answers HEAD as GET without a body, and OPTIONS with the methods, as Django and DRF do', async () => {
       const head = await fetch(`${stack.url}${base()}/`, { method: 'HEAD', headers: { authorization: `Bearer ${tenant.personal_api_key}` } });
       expect(head.status).toBe(200);

@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createRest } from '../../rest-compat/rest.js';
-import { routerExecutor, routerSubscriber, useInProcessAnswers } from '../../rest-compat/executors.js';
+import { join } from 'node:path';
+import { useInProcessAnswers } from '../../rest-compat/executors.js';
 import { Authenticator } from '../../router/auth.js';
 import { createGateway, loadSupergraph } from '../../router/gateway.js';
 import { listenIngest } from '../../router/ingest-listener.js';
 import { listen, type Listener } from '../../router/listener.js';
+import { restOverRouter } from '../../router/platform.server.js';
 import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/index.js';
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
@@ -81,14 +81,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   await authenticator.follow(subgraphs.pubsub);
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const throttle = await configuredKeyThrottle(authenticator, config);
-  const rest = createRest({
-    apiSdl: readFileSync(resolve('schema/api.graphql'), 'utf8'),
-    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
-    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
-    log,
-    maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES,
-    throttle,
-  });
+  const rest = restOverRouter({ gateway, authenticator, throttle, log, maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES });
   const listener = await listen({
     host: '127.0.0.1',
     port: 0,
