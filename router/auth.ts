@@ -31,13 +31,20 @@ interface Memberships {
 export const AUTH_CACHE_MS = 1000;
 const MAX_CACHED_KEYS = 10_000;
 
+interface CachedKey {
+  actor: Promise<Actor>;
+  expires: number;
+  /** The key's user once the lookup has answered (null: a key of no user); undefined while it runs. */
+  userId?: number | null;
+}
+
 /**
  * Turns `Authorization: Bearer <personal key>` into an actor, asking the accounts subgraph who owns
  * the key and the projects subgraph what the user may reach. Results are cached briefly, by the
  * key's hash (never the key), and concurrent misses for one key share a single lookup.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { actor: Promise<Actor>; expires: number }>();
+  private readonly cache = new Map<string, CachedKey>();
 
   constructor(
     private readonly signer: ActorSigner,
@@ -69,8 +76,18 @@ export class Authenticator {
     const changes = pubsub.subscribe<KeyChange>(KEY_CHANGES_TOPIC);
     await pubsub.ready();
     void (async () => {
-      for await (const { payload } of changes) this.cache.delete(payload.hash);
+      for await (const { payload } of changes) {
+        if ('hash' in payload) this.cache.delete(payload.hash);
+        else this.forgetUser(payload.user_id);
+      }
     })().catch(() => undefined);
+  }
+
+  /** Drops every key of a user, and every lookup still running (it may have read the old memberships). */
+  private forgetUser(userId: number): void {
+    for (const [cacheKey, entry] of this.cache) {
+      if (entry.userId === undefined || entry.userId === userId) this.cache.delete(cacheKey);
+    }
   }
 
   private remember(cacheKey: string, actor: Promise<Actor>, now: number): void {
@@ -78,9 +95,17 @@ export class Authenticator {
       for (const [entryKey, entry] of this.cache) if (entry.expires <= now) this.cache.delete(entryKey);
       if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
     }
-    this.cache.set(cacheKey, { actor, expires: now + AUTH_CACHE_MS });
-    // A failed lookup (subgraph down) must not be remembered as an answer.
-    actor.catch(() => this.cache.delete(cacheKey));
+    const entry: CachedKey = { actor, expires: now + AUTH_CACHE_MS };
+    this.cache.set(cacheKey, entry);
+    actor.then(
+      (resolved) => {
+        entry.userId = resolved.user?.id ?? null;
+      },
+      // A failed lookup (subgraph down) must not be remembered as an answer.
+      () => {
+        if (this.cache.get(cacheKey) === entry) this.cache.delete(cacheKey);
+      },
+    );
   }
 
   private async lookup(key: string): Promise<Actor> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { descendants, freePort, startPlatform, type Platform } from './kit/process.js';
-import { seedTenant, type Tenant } from './kit/seed.js';
+import { addMember, seedTenant, type Tenant } from './kit/seed.js';
 import { startSmtpSink, type SmtpSink } from './kit/smtp-sink.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 import { collect, wsClient } from './kit/ws.js';
@@ -131,6 +131,16 @@ describe('two workers without Redis', () => {
     for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', '/api/users/@me/', { key: created.body.value })).status).toBe(200);
     expect((await call(platform.url, 'DELETE', `/api/personal_api_keys/${created.body.id}/`, { key: owner.personal_api_key })).status).toBe(204);
     for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', '/api/users/@me/', { key: created.body.value })).status).toBe(401);
+  });
+
+  it("takes a removed member's access away at once on both workers, though each had the key cached", async () => {
+    const [owner, member] = await Promise.all([seedTenant(inject('databaseUrl'), 'workers-team'), seedTenant(inject('databaseUrl'), 'workers-member')]);
+    await addMember(inject('databaseUrl'), platform.url, member.personal_api_key, owner.organization_id, 1);
+    const configs = `/api/environments/${owner.environment_id}/customer_profile_configs/`;
+    for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', configs, { key: member.personal_api_key })).status).toBe(200);
+    const membership = `/api/organizations/${owner.organization_id}/members/${member.user_uuid}/`;
+    expect((await call(platform.url, 'DELETE', membership, { key: owner.personal_api_key })).status).toBe(204);
+    for (let i = 0; i < 4; i++) expect((await call(platform.url, 'GET', configs, { key: member.personal_api_key })).status).toBe(403);
   });
 
   it("takes a deleted project's environments away at once on both workers, though each had their placement cached", async () => {

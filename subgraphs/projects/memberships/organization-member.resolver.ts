@@ -16,16 +16,16 @@ export class OrganizationMemberResolver {
   @Mutation(() => OrganizationMemberRecord, {
     description: "Changes another member's level (admins, up to their own level); an organization always keeps an owner.",
   })
-  update_organization_member(@Args() args: UpdateOrganizationMemberArgs, @Ctx() { actor, em }: SubgraphContext) {
-    return new OrganizationMemberService(em).update(actor, args);
+  update_organization_member(@Args() args: UpdateOrganizationMemberArgs, @Ctx() { actor, em, pubsub }: SubgraphContext) {
+    return new OrganizationMemberService(em, pubsub).update(actor, args);
   }
 
   @Authorized('organization:write')
   @Mutation(() => Boolean, {
     description: 'Removes a member (admins, up to their own level), or leaves the organization; the last owner cannot go.',
   })
-  async remove_organization_member(@Args() args: OrganizationMemberArgs, @Ctx() { actor, em }: SubgraphContext): Promise<boolean> {
-    await new OrganizationMemberService(em).remove(actor, args);
+  async remove_organization_member(@Args() args: OrganizationMemberArgs, @Ctx() { actor, em, pubsub }: SubgraphContext): Promise<boolean> {
+    await new OrganizationMemberService(em, pubsub).remove(actor, args);
     return true;
   }
 }

@@ -2,6 +2,8 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { accountsFacade } from '../../accounts/facade.js';
 import { requireOrganization, requireUserId } from '../../shared/auth/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
+import { KEY_CHANGES_TOPIC, userKeysChange } from '../../shared/auth/key-changes.js';
+import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/validation.js';
@@ -20,7 +22,11 @@ const LAST_OWNER = 'An organization must keep at least one owner.';
  * may leave; and an organization always keeps an owner.
  */
 export class OrganizationMemberService {
-  constructor(private readonly em: EntityManager) {}
+  /** With a pub/sub, a changed or removed member's keys are announced: routers drop what they cached of them. */
+  constructor(
+    private readonly em: EntityManager,
+    private readonly pubsub?: PubSub,
+  ) {}
 
   /** The members, as PostHog orders them: by level, then the latest to join first. */
   async list(actor: Actor, args: ListOrganizationMembersArgs): Promise<Page<OrganizationMemberRecord>> {
@@ -68,7 +74,7 @@ export class OrganizationMemberService {
     requireOrganization(actor, args.organization_id);
     const callerId = requireUserId(actor);
     const userId = (await accountsFacade.userIdsByUuid(this.em, [args.user_uuid])).get(args.user_uuid);
-    return this.em.transactional(async (em) => {
+    const record = await this.em.transactional(async (em) => {
       await em.findOneOrFail(Organization, { id: args.organization_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const [caller, member] = await Promise.all([
         em.findOne(Membership, { organization: args.organization_id, user_id: callerId }),
@@ -82,6 +88,9 @@ export class OrganizationMemberService {
       if (owners === 0) throw new ValidationError(LAST_OWNER, 'level', 'last_owner');
       return memberRecord(member);
     });
+    // After the commit: a router that looks the member's key up again reads the change.
+    await this.pubsub?.publish(KEY_CHANGES_TOPIC, userKeysChange(record.user.id));
+    return record;
   }
 }
 
