@@ -39,7 +39,7 @@ interface Subgraphs {
  */
 export async function runPlatform(settings: Config, log: Logger, started: number): Promise<void> {
   // A signal while the subgraphs start (a primary stopping its workers as they start) is answered once all can stop.
-  const signals = holdStopSignals();
+  const signals = holdStopSignals(settings.SHUTDOWN_TIMEOUT_SECONDS * 1000);
   const subgraphs = settings.SUBGRAPH_URLS ? await remoteSubgraphs(settings, log) : await localSubgraphs(settings, log);
   try {
     await serve(settings, log, subgraphs, started, signals);

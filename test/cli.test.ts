@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +66,22 @@ describe.concurrent('command lines', () => {
     const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], { ...settings, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' });
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toMatch(line);
+  }, 120_000);
+
+  it('npm start names DATABASE_URL when its server takes connections and never answers, rather than wait for ever (exit 1)', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const databaseUrl = `postgres://nobody@127.0.0.1:${(silent.address() as AddressInfo).port}/none`;
+      const settings = { DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-start-')), DATABASE_URL: databaseUrl, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' };
+      const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], settings);
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      expect(stderr).toMatch(/^invalid setting DATABASE_URL: cannot connect to PostgreSQL: no answer within 10 s\n$/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   }, 120_000);
 
   it('a failure is one line on stderr, exit 1, no stack trace', async () => {

@@ -5,7 +5,11 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { subgraphs } from '../subgraphs/index.js';
+import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
+import { migrationLockId } from '../subgraphs/shared/db/migrate.js';
 import { sql } from './kit/db.js';
 import { anEvent } from './kit/ingest.js';
 import { BUILD_DIR, freePort, startPlatform } from './kit/process.js';
@@ -155,5 +159,29 @@ describe('SIGTERM under load', () => {
     const lines = output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string });
     expect(lines.map((line) => line.msg)).toContain('platform listening');
     expect(lines.at(-1)?.msg).toBe('stopped');
+  }, 60_000);
+
+  it("ends a start that waits for ever (a migration lock never released) SHUTDOWN_TIMEOUT_SECONDS after the signal, with the signal's exit status", async () => {
+    const databaseUrl = await createScratchDatabase(inject('databaseUrl'), 'analytics_hung');
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    try {
+      for (const subgraph of subgraphs) await holder.query('select pg_advisory_lock($1)', [migrationLockId(subgraph.name)]);
+      const env = { PATH: process.env.PATH ?? '', ...(await settings({ DATABASE_URL: databaseUrl, WORKERS: '1', SHUTDOWN_TIMEOUT_SECONDS: '1' })) };
+      const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Once its migration waits on the lock, the platform has started listening for signals.
+      const waiting = async () => Number((await holder.query("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())")).rows[0].count) > 0;
+      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 100));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(stderr).toContain('SIGTERM during start-up: stopped before start-up finished');
+    } finally {
+      await holder.end();
+      await dropDatabase(databaseUrl);
+    }
   }, 60_000);
 });

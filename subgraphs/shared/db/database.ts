@@ -12,10 +12,35 @@ export interface Database {
 
 /** DATABASE_URL when set; otherwise an embedded PostgreSQL with its data in `$DATA_DIR/pg`. */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
-  if (config.DATABASE_URL) return { url: config.DATABASE_URL };
+  if (config.DATABASE_URL) {
+    await answers(config.DATABASE_URL);
+    return { url: config.DATABASE_URL };
+  }
   // Each worker may open up to 10 connections per subgraph (8), and the primary, scripts and jobs a few more.
   const embedded = await EmbeddedDatabase.start(config.DATA_DIR, log, Math.min(2000, Math.max(100, 100 * config.WORKERS)));
   return { url: embedded.url, embedded };
+}
+
+/** How long start-up waits for DATABASE_URL's server to accept a connection and answer. */
+const REACH_TIMEOUT_MS = 10_000;
+
+/**
+ * Fails (with an error the start-up line names DATABASE_URL for) unless the server accepts a
+ * connection and answers within REACH_TIMEOUT_MS: a server that takes the connection and never
+ * answers would otherwise hold start-up for ever, the pools waiting without a bound.
+ */
+async function answers(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: REACH_TIMEOUT_MS, query_timeout: REACH_TIMEOUT_MS });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (error) {
+    // pg's own words ("timeout expired", "Query read timeout") do not say what timed out.
+    if (/timeout/i.test((error as Error).message)) throw Object.assign(new Error(`no answer within ${REACH_TIMEOUT_MS / 1000} s`, { cause: error }), { code: 'ETIMEDOUT' });
+    throw error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** A new, empty database on the server of `baseUrl`, named with `prefix`; returns its URL. */

@@ -12,7 +12,7 @@ export async function migrate(subgraph: SubgraphDefinition, orm: Orm, log: Logge
   // The lock is held on a connection of its own: pooled connections would lock and unlock apart.
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
   await lock.connect();
-  await lock.query('select pg_advisory_lock($1)', [advisoryLockId(subgraph.name)]);
+  await lock.query('select pg_advisory_lock($1)', [migrationLockId(subgraph.name)]);
   try {
     const pending = await migrator.getPendingMigrations();
     if (pending.length === 0) return [];
@@ -32,7 +32,7 @@ export async function migrate(subgraph: SubgraphDefinition, orm: Orm, log: Logge
 }
 
 /** A stable 31-bit number per subgraph for `pg_advisory_lock`. */
-function advisoryLockId(name: string): number {
+export function migrationLockId(name: string): number {
   let hash = 7;
   for (const char of `migrate:${name}`) hash = (hash * 31 + char.charCodeAt(0)) & 0x7fffffff;
   return hash;
