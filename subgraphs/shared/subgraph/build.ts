@@ -1,10 +1,13 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { lexicographicSortSchema, parse, type GraphQLSchema } from 'graphql';
-import { buildSchema, createResolversMap } from 'type-graphql';
-import { scopeAuthChecker } from '../auth/auth-checker.js';
+import { buildSchema } from 'type-graphql';
+import { requireScopes, scopeAuthChecker } from '../auth/auth-checker.js';
+import type { RequiredScope } from '../auth/scopes.js';
+import type { SubgraphContext } from '../context.js';
 import { DateTimeScalar } from '../scalars.js';
 import type { SubgraphDefinition } from './define.js';
+import { fieldResolvers } from './property-fields.js';
 
 /** Federation 2 directives every subgraph may use. */
 const FEDERATION_LINK =
@@ -57,7 +60,8 @@ async function build(subgraph: SubgraphDefinition): Promise<GraphQLSchema> {
   });
   const sorted = lexicographicSortSchema(typeGraphqlSchema);
   const typeDefs = parse(`${FEDERATION_LINK}\n\n${printSchemaWithDirectives(sorted)}`);
-  const resolvers = createResolversMap(typeGraphqlSchema) as Record<string, Record<string, unknown>>;
+  // No global middlewares above: a field that reads its property needs only its `@Authorized` check.
+  const resolvers = fieldResolvers<SubgraphContext>(typeGraphqlSchema, ({ actor }, roles) => requireScopes(actor, roles as RequiredScope[]));
   for (const [typeName, resolveReference] of Object.entries(subgraph.references ?? {})) {
     resolvers[typeName] = { ...resolvers[typeName], __resolveReference: resolveReference };
   }
