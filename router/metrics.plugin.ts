@@ -2,8 +2,8 @@ import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { recordRequest, subgraphCallDuration } from '../subgraphs/shared/metrics.js';
 
-/** The host of the requests the platform makes of its own router. */
-const INTERNAL_HOST = 'router';
+/** The origin of the requests the platform makes of its own router (a Request's URL is normalised). */
+const INTERNAL_ORIGIN = 'http://router/';
 
 /** Root fields named in an operation's label; more are counted. */
 const LABEL_FIELDS = 3;
@@ -14,6 +14,17 @@ const LABEL_FIELDS = 3;
  * schema lacks never reaches execution, and the request stays `unknown`.
  */
 export function operationLabel(document: DocumentNode, operationName?: string | null): string {
+  // Yoga hands over one parsed document per distinct query text: its label is worked out once.
+  let labels = LABELS.get(document);
+  if (!labels) LABELS.set(document, (labels = new Map()));
+  let label = labels.get(operationName ?? '');
+  if (label === undefined) labels.set(operationName ?? '', (label = labelOf(document, operationName)));
+  return label;
+}
+
+const LABELS = new WeakMap<DocumentNode, Map<string, string>>();
+
+function labelOf(document: DocumentNode, operationName?: string | null): string {
   const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
   const operation = operations.find((candidate) => !operationName || candidate.name?.value === operationName) ?? operations[0];
   if (!operation) return 'unknown';
@@ -36,7 +47,7 @@ export function useRequestMetrics(): GatewayPlugin {
   return {
     onRequest({ request }) {
       // The REST layer's calls (and the listener's warm-up) come from within, to http://router/: they are counted as REST.
-      if (new URL(request.url).host !== INTERNAL_HOST) started.set(request, performance.now());
+      if (!request.url.startsWith(INTERNAL_ORIGIN)) started.set(request, performance.now());
     },
     onExecute({ args }) {
       label(args.contextValue, args.document, args.operationName);

@@ -188,14 +188,24 @@ const BODILESS_STATUSES = new Set([204, 304]);
  */
 export async function writeResponse(result: Response, response: ServerResponse): Promise<void> {
   const headers = nodeHeaders(result.headers);
-  if (!result.body) {
+  if (!hasBody(result)) {
     response.writeHead(result.status, headers).end();
     return;
   }
-  if (isStreamed(result.headers.get('content-type'))) return writeStream(result.status, headers, result.body, response);
+  if (isStreamed(result.headers.get('content-type'))) return writeStream(result.status, headers, result.body!, response);
   const bytes = await wholeBody(result);
   if (!BODILESS_STATUSES.has(result.status)) headers['content-length'] = String(bytes.byteLength);
   response.writeHead(result.status, headers).end(bytes);
+}
+
+/**
+ * Whether a Response has a body, without making one: `body` makes a stream of a whole answer (a
+ * Readable, a ReadableStream and a Proxy over them, about 1% of a worker under distinct queries),
+ * where @whatwg-node's Response (Yoga's, SOFA's) holds what it was made with.
+ */
+function hasBody(result: Response): boolean {
+  const made = (result as { bodyInit?: unknown }).bodyInit;
+  return made === undefined ? result.body !== null : made !== null;
 }
 
 function nodeHeaders(from: Headers): Record<string, string | string[]> {
