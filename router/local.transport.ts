@@ -1,6 +1,6 @@
 import httpTransport from '@graphql-mesh/transport-http';
 import type { ExecutionRequest, ExecutionResult, Executor } from '@graphql-tools/utils';
-import { GraphQLError, print, type DocumentNode, type FormattedExecutionResult } from 'graphql';
+import { GraphQLError, type DocumentNode, type FormattedExecutionResult } from 'graphql';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
 import type { LocalRequest, LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 
@@ -23,7 +23,7 @@ export function localFirstTransport(local: Record<string, LocalSubgraph>, actorO
     getSubgraphExecutor(options) {
       const subgraph = local[options.subgraphName];
       if (!subgraph) return httpTransport.getSubgraphExecutor(options);
-      const run = localRunner(options.subgraphName, subgraph.execute, actorOf);
+      const run = localRunner(subgraph.execute, actorOf);
       const follow = localSubscriber(subgraph.subscribe, actorOf);
       const executor = ((request: ExecutionRequest) => (request.operationType === 'subscription' ? follow(request) : run(request))) as Executor;
       // Nothing to release: subscriptions end with their iterators.
@@ -69,19 +69,24 @@ interface Shared {
  * A caller alone gets the result object itself; callers that shared one each get their own copy,
  * since the gateway writes into what it is given.
  */
-function localRunner(subgraph: string, execute: LocalSubgraph['execute'], actorOf: ActorOf): (request: ExecutionRequest) => Promise<ExecutionResult> {
-  const inflight = new Map<string, Shared>();
+function localRunner(execute: LocalSubgraph['execute'], actorOf: ActorOf): (request: ExecutionRequest) => Promise<ExecutionResult> {
+  // By the document itself: the gateway plans each operation once and hands over the same
+  // document for it, so the key need not hold its text (a long string, hashed for every call).
+  const inflight = new WeakMap<DocumentNode, Map<string, Shared>>();
   return async (request) => {
     const call = await localCall(request, actorOf);
     if (!('actor' in call)) return call;
     const { actor, operation, variableChars } = call;
     const signed = (request.context as { actorHeader?: string } | undefined)?.actorHeader;
     if (request.operationType !== 'query' || !signed || variableChars > SHARED_VARIABLES_MAX_CHARS) return (await execute(operation, actor)) as ExecutionResult;
-    const key = `${subgraph}\n${signed}\n${operation.operationName ?? ''}\n${printed(request.document)}\n${JSON.stringify(operation.variables ?? null)}`;
-    let shared = inflight.get(key);
+    let running = inflight.get(request.document);
+    if (!running) inflight.set(request.document, (running = new Map()));
+    const key = `${signed}\n${operation.operationName ?? ''}\n${JSON.stringify(operation.variables ?? null)}`;
+    let shared = running.get(key);
     if (!shared) {
-      shared = { answer: execute(operation, actor).finally(() => inflight.delete(key)), callers: 0 };
-      inflight.set(key, shared);
+      const calls = running;
+      shared = { answer: execute(operation, actor).finally(() => calls.delete(key)), callers: 0 };
+      running.set(key, shared);
     }
     shared.callers += 1;
     const result = await shared.answer;
@@ -89,18 +94,6 @@ function localRunner(subgraph: string, execute: LocalSubgraph['execute'], actorO
     shared.text ??= JSON.stringify(result);
     return JSON.parse(shared.text) as ExecutionResult;
   };
-}
-
-const documents = new WeakMap<DocumentNode, string>();
-
-/** The gateway plans each operation once and reuses its documents: printed once each. */
-function printed(document: DocumentNode): string {
-  let text = documents.get(document);
-  if (text === undefined) {
-    text = print(document);
-    documents.set(document, text);
-  }
-  return text;
 }
 
 /**
