@@ -1,6 +1,7 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { recordRequest, subgraphCallDuration } from '../subgraphs/shared/metrics.js';
+import { perOperation } from '../subgraphs/shared/subgraph/per-operation.js';
 
 /** The origin of the requests the platform makes of its own router (a Request's URL is normalised). */
 const INTERNAL_ORIGIN = 'http://router/';
@@ -14,15 +15,11 @@ const LABEL_FIELDS = 3;
  * schema lacks never reaches execution, and the request stays `unknown`.
  */
 export function operationLabel(document: DocumentNode, operationName?: string | null): string {
-  // Yoga hands over one parsed document per distinct query text: its label is worked out once.
-  let labels = LABELS.get(document);
-  if (!labels) LABELS.set(document, (labels = new Map()));
-  let label = labels.get(operationName ?? '');
-  if (label === undefined) labels.set(operationName ?? '', (label = labelOf(document, operationName)));
-  return label;
+  return labelOnce(document, operationName ?? undefined);
 }
 
-const LABELS = new WeakMap<DocumentNode, Map<string, string>>();
+/** Yoga hands over one parsed document per distinct query text: its label is worked out once. */
+const labelOnce = perOperation(labelOf);
 
 function labelOf(document: DocumentNode, operationName?: string | null): string {
   const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
