@@ -14,9 +14,14 @@ export interface Platform {
   exited: Promise<number | null>;
 }
 
-/** The built `router/main.js` as `npm start` runs it, with exactly the given environment. */
+/**
+ * The built `router/main.js` as `npm start` runs it, with exactly the given environment, and
+ * `TEST_WORKERS` as its WORKERS where the test sets none: `TEST_WORKERS=1 npm test` runs every
+ * suite that starts the platform in one process, as CI runs them with the default (two workers).
+ */
 export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000): Promise<Platform> {
-  const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const workers: Record<string, string> = process.env.TEST_WORKERS ? { WORKERS: process.env.TEST_WORKERS } : {};
+  const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env: { PATH: process.env.PATH ?? '', ...workers, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
