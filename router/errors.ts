@@ -75,23 +75,41 @@ function unavailable(formatted: GraphQLFormattedError, service: string): GraphQL
  * refused or invalid operation is a 4xx, not the 500 a data-less result would get by default.
  */
 export function useContractErrors(): GatewayPlugin {
-  const statuses = new WeakMap<Request, { status: number; retryAfter: Record<string, string> }>();
+  const refusals = new WeakMap<Request, Refusal>();
   return {
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
-      const errors = contractErrorsOf(result);
-      const status = Number(errors[0]?.extensions?.status);
-      if ((!('data' in result) || result.data == null) && status >= 400 && status < 500) statuses.set(request, { status, retryAfter: retryAfterHeader(errors[0]) });
+      const { errors, refusal } = contractResult(result);
+      if (refusal) refusals.set(request, refusal);
       setResult({ ...result, errors: errors as never });
     },
     onResponse({ request, response, setResponse }) {
-      const refused = statuses.get(request);
-      if (refused === undefined || (response.status === refused.status && !refused.retryAfter['retry-after'])) return;
+      const refusal = refusals.get(request);
+      if (refusal === undefined || !changes(refusal, response.status)) return;
       const headers = new Headers(response.headers);
-      for (const [name, value] of Object.entries(refused.retryAfter)) headers.set(name, value);
-      setResponse(new Response(response.body, { status: refused.status, headers }));
+      for (const [name, value] of Object.entries(refusal.retryAfter)) headers.set(name, value);
+      setResponse(new Response(response.body, { status: refusal.status, headers }));
     },
   };
+}
+
+/** The status and headers a refused operation answers with, whatever Yoga made of its errors. */
+export interface Refusal {
+  status: number;
+  retryAfter: Record<string, string>;
+}
+
+/** The errors of a result with some, as clients get them, and its refusal when it has no data and a 4xx first error. */
+export function contractResult(result: { data?: unknown; errors?: readonly unknown[] }): { errors: GraphQLFormattedError[]; refusal?: Refusal } {
+  const errors = contractErrorsOf(result);
+  const status = Number(errors[0]?.extensions?.status);
+  const refused = (!('data' in result) || result.data == null) && status >= 400 && status < 500;
+  return refused ? { errors, refusal: { status, retryAfter: retryAfterHeader(errors[0]) } } : { errors };
+}
+
+/** Whether a refusal changes an answer of this status. */
+export function changes(refusal: Refusal, status: number): boolean {
+  return status !== refusal.status || refusal.retryAfter['retry-after'] !== undefined;
 }
 
 /**

@@ -19,6 +19,7 @@ import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
+import { postFastPath, type ConfigContext, type FastPost } from './post.fast-path.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
@@ -59,12 +60,16 @@ export interface GatewayOptions {
  */
 export function createGateway(options: GatewayOptions): GatewayRuntime<RouterContext> {
   const router = routerPlugins(options);
-  return createGatewayRuntime<RouterContext>({
+  let configContext: ConfigContext | undefined;
+  const gateway = createGatewayRuntime<RouterContext>({
     supergraph: options.supergraph,
     unifiedGraphHandler,
     transports: { http: options.local ? localFirstTransport(options.local, router.currentActor) : httpTransport, ws: wsTransport },
     transportEntries: SUBSCRIPTIONS_OVER_WS,
-    plugins: () => [...router.plugins, useRequestMetrics(), ...(options.plugins ?? [])],
+    plugins: (context) => {
+      configContext = context as unknown as ConfigContext;
+      return [...router.plugins, useRequestMetrics(), ...(options.plugins ?? [])];
+    },
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'Analytics platform — GraphQL explorer', defaultQuery: '{ me { email } organizations { id name } }' },
     renderGraphiQL,
@@ -72,6 +77,15 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     maskedErrors: false,
     logging: new SilentLogger(),
   });
+  fastPaths.set(gateway, postFastPath(gateway, () => configContext));
+  return gateway;
+}
+
+const fastPaths = new WeakMap<GatewayRuntime<RouterContext>, FastPost>();
+
+/** The fast path of plain GraphQL POSTs of a runtime made by {@link createGateway} (see post.fast-path.ts). */
+export function fastPostOf(gateway: GatewayRuntime<RouterContext>): FastPost | undefined {
+  return fastPaths.get(gateway);
 }
 
 /**

@@ -21,9 +21,10 @@ import { Slots } from '../subgraphs/shared/slots.js';
 import { logSocketErrors, ReasonedWebSocket } from '../subgraphs/shared/websocket.js';
 import { narrowedAccess, type Authenticator } from './auth.js';
 import { contractErrorsOf, graphqlErrorResponse, toContractError } from './errors.js';
-import { headerValue, type RouterContext } from './gateway.js';
+import { fastPostOf, headerValue, type RouterContext } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
+import { isDirectAnswer, type DirectAnswer } from './post.fast-path.js';
 import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
 
 /** A handler for one family of paths, in WHATWG terms. */
@@ -208,7 +209,11 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   const refused = path === '/graphql' ? malformedGraphqlGet(request) : undefined;
   if (refused) return writeResponse(graphqlErrorResponse(refused), response);
   const graphql = path === '/graphql';
-  const respond = async (body: Buffer) => (graphql && !isUtf8(body) ? graphqlErrorResponse(new ParseError(NOT_UTF8)) : handler(graphql ? toGraphqlRequest(request, body) : toRequest(request, body)));
+  const fast = graphql ? fastPostOf(options.gateway) : undefined;
+  const respond = async (body: Buffer) => {
+    if (graphql && !isUtf8(body)) return graphqlErrorResponse(new ParseError(NOT_UTF8));
+    return (await fast?.(request, body)) ?? handler(graphql ? toGraphqlRequest(request, body) : toRequest(request, body));
+  };
   await answer(request, response, await bodyLimit(options, request, path), respond, { graphql });
 }
 
@@ -246,7 +251,7 @@ export async function answer(
   request: IncomingMessage,
   response: ServerResponse,
   limit: number,
-  respond: (body: Buffer) => Promise<Response>,
+  respond: (body: Buffer) => Promise<Response | DirectAnswer>,
   options: { idleMs?: number; graphql?: boolean } = {},
 ): Promise<void> {
   let body: Buffer | null;
@@ -258,7 +263,9 @@ export async function answer(
     return writeRefusal(response, error, options.graphql === true);
   }
   if (body === null) return writeRefusal(response, new PayloadTooLargeError(limit), options.graphql === true);
-  await writeResponse(await respond(body), response);
+  const answered = await respond(body);
+  if (!isDirectAnswer(answered)) return writeResponse(answered, response);
+  response.writeHead(answered.status, { ...answered.headers, 'content-length': String(Buffer.byteLength(answered.payload)) }).end(answered.payload);
 }
 
 /** A refusal before any operation runs: the contract's body, or for GraphQL an error with its code in the extensions. */

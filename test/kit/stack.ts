@@ -1,9 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { useInProcessAnswers } from '../../rest-compat/executors.js';
 import { Authenticator } from '../../router/auth.js';
-import { createGateway, loadSupergraph } from '../../router/gateway.js';
+import { createGateway, loadSupergraph, type RouterContext } from '../../router/gateway.js';
 import { listenIngest } from '../../router/ingest-listener.js';
 import { listen, type Listener } from '../../router/listener.js';
 import { restOverRouter } from '../../router/platform.server.js';
@@ -40,6 +41,8 @@ export interface Stack {
   /** Where `/batch/` is served: the ingest listener when asked for, else the main one. */
   ingestUrl: string;
   subgraphs: RunningSubgraphs;
+  /** The router's runtime, as the listener serves it. */
+  gateway: GatewayRuntime<RouterContext>;
   listener: Listener;
   stop(): Promise<void>;
 }
@@ -108,6 +111,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     graphqlUrl: `${listener.url}/graphql`,
     wsUrl: `${listener.url.replace('http', 'ws')}/graphql`,
     subgraphs,
+    gateway,
     listener,
     stop: async () => {
       await ingest?.close();

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { LegacyLogger, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
+import { createGraphQLError, processRegularResult } from 'graphql-yoga';
+import { toGraphqlRequest } from '../subgraphs/shared/http.js';
+import { recordRequest } from '../subgraphs/shared/metrics.js';
+import { jsonProblem } from '../subgraphs/shared/validation.js';
+import { changes, contractResult } from './errors.js';
+import type { RouterContext } from './gateway.js';
+import { operationLabel } from './metrics.plugin.js';
+
+/** An answer the listener writes as it is. */
+export interface DirectAnswer {
+  status: number;
+  headers: Record<string, string>;
+  payload: string;
+}
+
+/** Whether an answer is a {@link DirectAnswer} (else a WHATWG Response). */
+export function isDirectAnswer(answer: object): answer is DirectAnswer {
+  return typeof (answer as Partial<DirectAnswer>).payload === 'string';
+}
+
+/** A plain GraphQL POST answered without the runtime's HTTP pipeline; undefined: leave it to Yoga, nothing done. */
+export type FastPost = (request: IncomingMessage, body: Buffer) => Promise<DirectAnswer | undefined>;
+
+/** What the runtime puts in every request's server context before Yoga runs (`useConfigInServerContext`). */
+export type ConfigContext = Record<string, unknown> & { log: LegacyLoggerSource };
+type LegacyLoggerSource = Parameters<typeof LegacyLogger.from>[0];
+
+interface Params {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/** Yoga's own body limit (`useLimitRequestBodySize`), below the listener's largest. */
+const YOGA_BODY_LIMIT = 25_000_000;
+const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
+const JSON_ANSWER = 'application/json; charset=utf-8';
+const PARAM_NAMES = new Set(['query', 'variables', 'operationName']);
+
+/**
+ * Answers the GraphQL POSTs that Yoga would answer in a way known beforehand, calling envelop's
+ * parse, validate, context and execute (with every plugin's hooks on them) directly: the runtime's
+ * HTTP pipeline around an operation (a WHATWG Request and Response, a dozen plugins' request and
+ * response hooks, its parameter and result processing) took about 30% of a GraphQL request's CPU
+ * under distinct queries (test/bench/RESULTS.md, 2026-11-28). It takes a POST of JSON to `/graphql`
+ * with no query string, no `Origin` (CORS), no `Content-Encoding`, an `Accept` for which Yoga answers
+ * `application/json`, and a body of `query`, `variables` and `operationName` only, of a query or
+ * mutation; on those, every request hook of the runtime's does nothing but what is done here (the
+ * server context, the `x-request-id` header, the metrics' timing), and the result is written as
+ * Yoga's processor and `useContractErrors` write it. A request Yoga would refuse before its context
+ * (unreadable parameters, the variables' limits, a parse or validation error) is left to Yoga,
+ * which refuses it in its own words: none of those steps writes anything.
+ */
+export function postFastPath(gateway: GatewayRuntime<RouterContext>, configContext: () => ConfigContext | undefined): FastPost {
+  return async (request, body) => {
+    const config = configContext();
+    if (!config || !plainRequest(request, body)) return undefined;
+    const params = plainParams(body);
+    if (!params || (params.variables && jsonProblem(params.variables))) return undefined;
+    const startedAt = performance.now();
+    const fetchRequest = toGraphqlRequest(request, body);
+    // `useRequestId`: the caller's id, else a new one.
+    const sent = request.headers['x-request-id'];
+    const requestId = typeof sent === 'string' ? sent : randomUUID();
+    const context = {
+      ...config,
+      headers: request.headers,
+      logger: LegacyLogger.from(config.log),
+      waitUntil: gateway.waitUntil,
+      request: fetchRequest,
+      params,
+    };
+    const enveloped = gateway.getEnveloped(context);
+    const document = attempt(() => enveloped.parse(params.query) as DocumentNode);
+    const operation = document && getOperationAST(document, params.operationName);
+    if (!document || !operation || operation.operation === 'subscription') return undefined;
+    if (attempt(() => enveloped.validate(enveloped.schema, document))?.length !== 0) return undefined;
+    // A refused key fails here, as in Yoga (which makes the thrown error the result), before anything runs.
+    const result = await Promise.resolve()
+      .then(() => enveloped.contextFactory())
+      .then((contextValue) => enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName }) as Promise<ExecutionResult>)
+      .catch(thrownAsResult);
+    const answer = await written(result);
+    answer.headers['x-request-id'] = requestId;
+    recordRequest('graphql', operationLabel(document, params.operationName), answer.status, startedAt);
+    return answer;
+  };
+
+  /** As Yoga's regular result processor writes it, after `useContractErrors` (its `onResultProcess`, then its `onResponse`). */
+  async function written(result: ExecutionResult): Promise<DirectAnswer> {
+    if (!result.errors?.length && result.extensions === undefined && !('stringify' in result)) return { status: 200, headers: { 'content-type': JSON_ANSWER }, payload: JSON.stringify(result) };
+    const { errors, refusal } = result.errors?.length ? contractResult(result) : { errors: result.errors, refusal: undefined };
+    const response = processRegularResult({ ...result, errors } as ExecutionResult, gateway.fetchAPI, 'application/json');
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+    const status = refusal && changes(refusal, response.status) ? refusal.status : response.status;
+    if (refusal && status === refusal.status) Object.assign(headers, refusal.retryAfter);
+    return { status, headers, payload: await response.text() };
+  }
+}
+
+/** Whether Yoga would read this request as JSON and answer it as `application/json`, with nothing to add for CORS. */
+function plainRequest(request: IncomingMessage, body: Buffer): boolean {
+  const { headers } = request;
+  return (
+    request.method === 'POST' &&
+    request.url === '/graphql' &&
+    JSON_TYPE.test(headers['content-type'] ?? '') &&
+    headers.origin === undefined &&
+    headers['content-encoding'] === undefined &&
+    (headers.accept === undefined || headers.accept === '*/*' || headers.accept === 'application/json') &&
+    body.length <= YOGA_BODY_LIMIT
+  );
+}
+
+/** The body as GraphQL parameters Yoga takes as they are; undefined for anything it would refuse or read otherwise. */
+function plainParams(body: Buffer): Params | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(parsed) || Object.keys(parsed).some((name) => !PARAM_NAMES.has(name))) return undefined;
+  const { query, variables, operationName } = parsed;
+  if (typeof query !== 'string') return undefined;
+  if (variables != null && !isPlainObject(variables)) return undefined;
+  if (operationName != null && typeof operationName !== 'string') return undefined;
+  return parsed as unknown as Params;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function attempt<T>(step: () => T): T | undefined {
+  try {
+    return step();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A failure thrown out of execution, as Yoga's `handleError` makes it a result (errors unmasked here). */
+function thrownAsResult(error: unknown): ExecutionResult {
+  if (error instanceof GraphQLError) return { errors: [error] };
+  if (error instanceof Error) return { errors: [createGraphQLError(error.message, { originalError: error })] };
+  return { errors: [createGraphQLError(String(error), { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } })] };
+}

@@ -1,0 +1,152 @@
+import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { fastPostOf } from '../router/gateway.js';
+import type { DirectAnswer, FastPost } from '../router/post.fast-path.js';
+import { createKey, seedTenant, type Tenant } from './kit/seed.js';
+import { startStack, type Stack } from './kit/stack.js';
+
+/**
+ * The router answers plain GraphQL POSTs without Yoga's HTTP pipeline (router/post.fast-path.ts).
+ * Each request here goes down both ways: to the fast path as the listener hands it over, and over
+ * HTTP to `/graphql?via=yoga` (a query string, which the fast path leaves to Yoga). The two answers
+ * must be the same: status, content type, Retry-After, request id and body.
+ */
+let stack: Stack;
+let tenant: Tenant;
+let fast: FastPost;
+let readOnlyKey: string;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl') });
+  tenant = await seedTenant(inject('databaseUrl'), 'fast-path');
+  readOnlyKey = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
+  fast = fastPostOf(stack.gateway)!;
+});
+afterAll(() => stack?.stop());
+
+interface Answer {
+  status: number;
+  type: string | null;
+  retryAfter: string | null;
+  requestId: string | null;
+  body: unknown;
+}
+
+function headersOf(key: string | undefined, extra: Record<string, string>): Record<string, string> {
+  return { 'content-type': 'application/json', accept: '*/*', ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };
+}
+
+/** What the fast path answers, as the listener would write it; undefined when it leaves the request to Yoga. */
+async function direct(body: string, headers: Record<string, string>, url = '/graphql'): Promise<Answer | undefined> {
+  // A copy, as Node gives each request its own: the WHATWG Request made of it adds a content-length.
+  const answer: DirectAnswer | undefined = await fast({ method: 'POST', url, headers: { ...headers } } as unknown as IncomingMessage, Buffer.from(body));
+  if (!answer) return undefined;
+  return {
+    status: answer.status,
+    type: answer.headers['content-type'] ?? null,
+    retryAfter: answer.headers['retry-after'] ?? null,
+    requestId: answer.headers['x-request-id'] ?? null,
+    body: JSON.parse(answer.payload),
+  };
+}
+
+async function overHttp(body: string, headers: Record<string, string>, query = '?via=yoga'): Promise<Answer> {
+  const response = await fetch(`${stack.graphqlUrl}${query}`, { method: 'POST', headers, body });
+  const text = await response.text();
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    retryAfter: response.headers.get('retry-after'),
+    requestId: response.headers.get('x-request-id'),
+    body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+  };
+}
+
+/** Both ways, request ids aside (each answer gets its own unless the caller sent one). */
+async function bothWays(body: string, headers: Record<string, string>): Promise<{ fast: Answer | undefined; yoga: Answer }> {
+  const [fastAnswer, yoga] = [await direct(body, headers), await overHttp(body, headers)];
+  return { fast: fastAnswer, yoga };
+}
+
+function withoutRequestId(answer: Answer | undefined): Omit<Answer, 'requestId'> | undefined {
+  if (!answer) return undefined;
+  const { requestId, ...rest } = answer;
+  expect(requestId).toMatch(UUID);
+  return rest;
+}
+
+const operation = (query: string, variables?: Record<string, unknown>, operationName?: string) => JSON.stringify({ query, variables, operationName });
+
+describe('plain GraphQL POSTs answered without Yoga', () => {
+  it.each([
+    ['a query', () => operation('{ me { email } }'), () => tenant.personal_api_key, 200],
+    [
+      'a query with variables across two subgraphs',
+      () => operation('query ($p: Int!) { project(id: $p) { id name } customer_profile_configs(project_id: $p) { count results { id project { name } } } }', { p: tenant.environment_id }),
+      () => tenant.personal_api_key,
+      200,
+    ],
+    ['a query chosen by operationName', () => operation('query A { me { email } } query B { me { id } }', undefined, 'B'), () => tenant.personal_api_key, 200],
+    ['no key: refused with 401 and no data', () => operation('{ me { email } }'), () => undefined, 401],
+    ['an unknown key: 401', () => operation('{ me { email } }'), () => 'phx_unknown', 401],
+    ['a key that is not a personal API key: 401', () => operation('{ me { email } }'), () => 'not-a-key', 401],
+    ['a key without the scope: 403', () => operation('query ($p: Int!) { customer_profile_configs(project_id: $p) { count } }', { p: tenant.environment_id }), () => readOnlyKey, 403],
+    [
+      'two root fields, one of them refused',
+      () => operation('query ($p: Int!) { project(id: $p) { name } customer_profile_configs(project_id: $p) { count } }', { p: tenant.environment_id }),
+      () => readOnlyKey,
+      403,
+    ],
+    ['variables of the wrong type', () => operation('query ($p: Int!) { project(id: $p) { id } }', { p: 'seven' }), () => tenant.personal_api_key, 400],
+    ['an object that does not exist: 404', () => operation('{ user(uuid: "00000000-0000-4000-8000-000000000000") { id } }'), () => tenant.personal_api_key, 404],
+    [
+      'a mutation refused by its service: 400 and nothing written',
+      () => operation('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: 5) { id } }', { p: tenant.environment_id }),
+      () => tenant.personal_api_key,
+      400,
+    ],
+  ])('%s', async (_name, body, key, status) => {
+    const headers = headersOf(key(), {});
+    const { fast: answer, yoga } = await bothWays(body(), headers);
+    expect(answer, 'the fast path took it').toBeDefined();
+    expect(withoutRequestId(answer)).toEqual(withoutRequestId(yoga));
+    expect(yoga.status).toBe(status);
+  });
+
+  it('writes what a mutation made, as Yoga does, and keeps the caller\'s request id', async () => {
+    const body = operation('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: {blocks: []}) { scope content sidebar } }', {
+      p: tenant.environment_id,
+    });
+    const headers = headersOf(tenant.personal_api_key, { 'x-request-id': 'caller-chosen-id' });
+    const { fast: answer, yoga } = await bothWays(body, headers);
+    expect(answer).toEqual(yoga);
+    expect(answer).toMatchObject({ status: 200, requestId: 'caller-chosen-id', body: { data: { create_customer_profile_config: { scope: 'person', content: { blocks: [] }, sidebar: {} } } } });
+  });
+
+  it.each([
+    ['a syntax error', operation('{ me { email }'), {}],
+    ['a validation error', operation('{ me { nope } }'), {}],
+    ['an operation name the document lacks', operation('query A { me { email } }', undefined, 'B'), {}],
+    ['a subscription', operation('subscription { conversation_stream(conversation: "00000000-0000-4000-8000-000000000000") { __typename } }'), { accept: 'application/json' }],
+    ['extensions', JSON.stringify({ query: '{ me { email } }', extensions: { persistedQuery: { version: 1 } } }), {}],
+    ['a batch', JSON.stringify([{ query: '{ me { email } }' }]), {}],
+    ['variables that are not an object', JSON.stringify({ query: '{ me { email } }', variables: [1] }), {}],
+    ['variables nested too deep', operation('{ me { email } }', { v: JSON.parse(`${'['.repeat(200)}${']'.repeat(200)}`) as unknown }), {}],
+    ['not JSON', '{"query": ', {}],
+    ['an Origin (CORS headers)', operation('{ me { email } }'), { origin: 'http://example.com' }],
+    ['an Accept of application/graphql-response+json', operation('{ me { email } }'), { accept: 'application/graphql-response+json' }],
+    ['a body of another type', operation('{ me { email } }'), { 'content-type': 'application/graphql+json' }],
+  ])('leaves %s to Yoga, which answers it as before', async (_name, body, extra) => {
+    const headers = headersOf(tenant.personal_api_key, extra);
+    expect(await direct(body, headers)).toBeUndefined();
+    const listener = await overHttp(body, headers, '');
+    const yoga = await overHttp(body, headers);
+    expect({ ...listener, requestId: null }).toEqual({ ...yoga, requestId: null });
+  });
+
+  it('leaves a request with a query string to Yoga', async () => {
+    expect(await direct(operation('{ me { email } }'), headersOf(tenant.personal_api_key, {}), '/graphql?x=1')).toBeUndefined();
+  });
+});
