@@ -57,6 +57,9 @@ const PARAM_NAMES = new Set(['query', 'variables', 'operationName']);
  * which refuses it in its own words: none of those steps writes anything.
  */
 export function postFastPath(gateway: GatewayRuntime<RouterContext>, configContext: () => ConfigContext | undefined): FastPost {
+  // `useRequestId` gives each request a child of the runtime's logger and its legacy form; the
+  // router's logger is silent and its own child (gateway.ts), so one serves every request.
+  let logger: LegacyLogger | undefined;
   return async (request, body) => {
     const config = configContext();
     if (!config || !plainRequest(request, body)) return undefined;
@@ -70,7 +73,7 @@ export function postFastPath(gateway: GatewayRuntime<RouterContext>, configConte
     const context = {
       ...config,
       headers: request.headers,
-      logger: LegacyLogger.from(config.log),
+      logger: (logger ??= LegacyLogger.from(config.log)),
       waitUntil: gateway.waitUntil,
       request: fetchRequest,
       params,
