@@ -15,6 +15,7 @@ let stack: Stack;
 let tenant: Tenant;
 let fast: FastPost;
 let readOnlyKey: string;
+let intruder: Tenant;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
   stack = await startStack({ databaseUrl: inject('databaseUrl') });
   tenant = await seedTenant(inject('databaseUrl'), 'fast-path');
   readOnlyKey = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
+  intruder = await seedTenant(inject('databaseUrl'), 'fast-path-intruder');
   fast = fastPostOf(stack.gateway)!;
 });
 afterAll(() => stack?.stop());
@@ -66,8 +68,7 @@ async function overHttp(body: string, headers: Record<string, string>, query = '
 
 /** Both ways, request ids aside (each answer gets its own unless the caller sent one). */
 async function bothWays(body: string, headers: Record<string, string>): Promise<{ fast: Answer | undefined; yoga: Answer }> {
-  const [fastAnswer, yoga] = [await direct(body, headers), await overHttp(body, headers)];
-  return { fast: fastAnswer, yoga };
+  return { fast: await direct(body, headers), yoga: await overHttp(body, headers) };
 }
 
 function withoutRequestId(answer: Answer | undefined): Omit<Answer, 'requestId'> | undefined {
@@ -113,6 +114,24 @@ describe('plain GraphQL POSTs answered without Yoga', () => {
     expect(answer, 'the fast path took it').toBeDefined();
     expect(withoutRequestId(answer)).toEqual(withoutRequestId(yoga));
     expect(yoga.status).toBe(status);
+  });
+
+  it("refuses another organization's key both ways, reading and writing, and writes nothing", async () => {
+    const count = async () => (await direct(operation('query ($p: Int!) { customer_profile_configs(project_id: $p) { count } }', { p: tenant.environment_id }), headersOf(tenant.personal_api_key, {})))!.body;
+    const before = await count();
+    for (const body of [
+      operation('query ($p: Int!) { customer_profile_configs(project_id: $p) { count results { id } } }', { p: tenant.environment_id }),
+      operation('query ($p: Int!) { project(id: $p) { name } }', { p: tenant.project_id }),
+      operation('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person) { id } }', { p: tenant.environment_id }),
+    ]) {
+      const { fast: answer, yoga } = await bothWays(body, headersOf(intruder.personal_api_key, {}));
+      expect(answer, 'the fast path took it').toBeDefined();
+      expect(withoutRequestId(answer)).toEqual(withoutRequestId(yoga));
+      expect(yoga.status).toBeGreaterThanOrEqual(403);
+      expect(yoga.status).toBeLessThanOrEqual(404);
+      expect((yoga.body as { data?: unknown }).data ?? null).toBeNull();
+    }
+    expect(await count()).toEqual(before);
   });
 
   it('writes what a mutation made, as Yoga does, and keeps the caller\'s request id', async () => {
