@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { atNormalPriority } from './load.priority.js';
 
 /** How many of a child's last output lines an error message quotes. */
 const TAIL_LINES = 30;
@@ -40,9 +41,13 @@ export class BenchChild {
     return this.child.pid!;
   }
 
-  /** Starts `node <script> <args>` in `cwd` with exactly `env`. */
+  /**
+   * Starts `node <script> <args>` in `cwd` with exactly `env`, at normal priority whatever the
+   * bench's own (its threads once more when it is ready: those it made meanwhile).
+   */
   static start(label: string, script: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): BenchChild {
     const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) atNormalPriority(child.pid);
     return new BenchChild(label, child);
   }
 
@@ -59,7 +64,9 @@ export class BenchChild {
       };
       const listener = (line: string) => {
         const value = pick(line);
-        if (value !== undefined) done(() => resolve(value));
+        if (value === undefined) return;
+        atNormalPriority(this.pid);
+        done(() => resolve(value));
       };
       const timer = setTimeout(() => done(() => reject(this.failure(`gave no sign of readiness within ${timeoutMs} ms`))), timeoutMs);
       this.listeners.add(listener);

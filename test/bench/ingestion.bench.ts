@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -10,6 +10,7 @@ import { generateEvents } from '../kit/events.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
 import { copyChunk, copyRows, createCopyTable } from './ingestion.copy.js';
 import { httpRequest } from './http.request.js';
+import { priorityNote, standInForOtherMachines } from './load.priority.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform, type RunningPlatform } from './platform.fixture.js';
 import { codeVersion, load1, machine } from './results.report.js';
@@ -22,7 +23,6 @@ const BATCH_SIZE = 1000;
 const SENDERS = 4;
 /** /batch/ ÷ raw COPY on the server: issue 19's goal, and the ingestion issue's before it. */
 const TARGET_RATIOS = [0.8, 0.5];
-const SENDER_NICENESS = 10;
 /** One instant for every generation pass, so that the COPY rows are the events sent. */
 const NOW = Date.now();
 
@@ -43,9 +43,7 @@ interface Run {
  * DATABASE_URL. Every figure is printed and appended to RESULTS.md.
  */
 async function main(): Promise<void> {
-  // The senders and the COPY client stand in for other machines: on this one they take only what
-  // the servers leave (each phase's server does the work being measured).
-  setPriority(SENDER_NICENESS);
+  standInForOtherMachines();
   const startLoad = load1();
   const code = codeVersion(ROOT);
   say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}`);
@@ -175,8 +173,7 @@ function report(runs: Run[], startLoad: number, code: string, eventBytes: number
       `with \`historical_migration: true\`, from ${SENDERS} concurrent senders (node:http, kept-alive connections) through`,
       '`node dist/router/main.js`; then the same rows by one `COPY … FROM STDIN` into `bench_copy.events` (`like ingestion.events`',
       'with its indexes and the same monthly partitions) in the same database. Every /batch/ answer was 200 and every event was',
-      `stored once (counted afterwards). The bench process (senders, COPY client) runs at nice ${SENDER_NICENESS}: it stands in for`,
-      'clients on other machines, and takes only the CPU the servers leave.',
+      `stored once (counted afterwards). The senders and the COPY client run in the bench process. ${priorityNote()}`,
       '',
       table,
       '',

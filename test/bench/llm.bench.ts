@@ -10,6 +10,7 @@ import { startFakeLlm } from '../kit/fake-llm.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
 import { httpRequest } from './http.request.js';
 import { bigGeneration, deepTrace } from './llm.inputs.js';
+import { priorityNote, standInForOtherMachines } from './load.priority.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform } from './platform.fixture.js';
 import { codeVersion, load1, machine } from './results.report.js';
@@ -35,6 +36,7 @@ interface Figure {
  * so the miss measures our side plus a loopback round trip, not a real model).
  */
 async function main(): Promise<void> {
+  standInForOtherMachines();
   const startLoad = load1();
   const code = codeVersion(ROOT);
   say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}`);
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
       '',
       `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — text_repr and summaries (llm.bench.ts)`,
       '',
-      `Machine: ${machine()}. Code: ${code}. Load average (1 min) at the start: ${startLoad.toFixed(2)}.`,
+      `Machine: ${machine()}. Code: ${code}. Load average (1 min) at the start: ${startLoad.toFixed(2)}. ${priorityNote()}`,
       'Run with `npm run --silent build && node dist/test/bench/llm.bench.js`. Default options; each case',
       `${RUNS} runs after ${Math.ceil(RUNS / 10)} of warm-up, one at a time; REST through the platform (\`node dist/router/main.js\`, in-process`,
       'subgraphs, embedded nothing: PostgreSQL at 127.0.0.1), from `node:http` over one kept-alive connection with bodies made as bytes',

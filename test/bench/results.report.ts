@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { priorityNote } from './load.priority.js';
 import { CONNECTIONS, type LoadFigures, type LoadTarget } from './load.runner.js';
 
 export interface Measured {
@@ -92,7 +93,7 @@ export function appendResults(file: string, measured: Measured[], run: { seconds
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     `Machine: ${machine()}. ${CONNECTIONS} connections, ${run.seconds} s per target after a warm-up, in ${run.rounds} turns (the targets take turns, so a drifting machine slows all alike; p99 is the highest turn's).`,
-    `Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
+    `Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}. ${priorityNote()}`,
     '',
     table(measured),
     '',

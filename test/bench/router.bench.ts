@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
 import { startApolloGateway } from './apollo-gateway.fixture.js';
 import { describeFailure, onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
+import { standInForOtherMachines } from './load.priority.js';
 import { CONNECTIONS, MEASURE_SECONDS, measureInTurns } from './load.runner.js';
 import { platformEnv, seed, startPlatform } from './platform.fixture.js';
 import { appendResults, codeVersion, load1, machine, ratioLines, table, type Measured } from './results.report.js';
@@ -24,6 +25,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
  * here, does not share their event loop. Fails on any non-2xx or error answer, never on a timing.
  */
 async function main(): Promise<void> {
+  standInForOtherMachines();
   const startLoad = load1();
   const code = codeVersion(ROOT);
   say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}; WORKERS ${process.env.WORKERS || `default (${availableParallelism()})`}`);

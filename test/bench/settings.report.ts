@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs';
+import { priorityNote } from './load.priority.js';
 import type { LoadFigures, LoadShape, LoadTarget } from './load.runner.js';
 import { machine } from './results.report.js';
 
@@ -47,7 +48,7 @@ export function appendSettingsResults(file: string, measured: ShapedRun[], run: 
     '',
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — settings_as_of and project list (settings.bench.ts)`,
     '',
-    `Machine: ${machine()}. Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}.`,
+    `Machine: ${machine()}. Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}. ${priorityNote()}`,
     `Run with \`npm run --silent build && node dist/test/bench/settings.bench.js\`. ${run.seed}`,
     `Through REST on the platform (\`node dist/router/main.js\`, LOG_LEVEL=warn), autocannon in the bench process.`,
     `Per case and load, as many requests as one client makes in ${run.seconds} s (going by one timed request; at least`,
