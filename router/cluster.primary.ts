@@ -9,9 +9,9 @@ import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
 import { clusterMetrics } from '../subgraphs/shared/metrics.js';
 import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
 import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
-
-/** What a worker tells its primary about its start. */
-type WorkerNews = { platform: 'ready'; url: string; ingestUrl?: string } | { platform: 'failed'; line: string };
+import { announce, ReportedError, type WorkerNews } from './cluster.news.js';
+import { bind } from '../subgraphs/shared/net.js';
+import type { PortHold, StartingListener } from './starting.listener.js';
 
 /**
  * A worker that ends unasked is started again after this, doubled for each end in a row (up to the
@@ -39,18 +39,11 @@ interface PreparedDatabase {
 }
 
 const DATABASE_SERVICE = 'database';
+const PORT_SERVICE = 'public-port';
 
-/** Sends a worker's news to its primary. */
-export function tellPrimary(news: WorkerNews, sent?: () => void): void {
-  if (process.send) process.send(news, undefined, undefined, () => sent?.());
-  else sent?.();
-}
-
-/** The lines a person and the tests read once the platform listens (printed by one process only). */
-export function announce(listening: { url: string; ingestUrl?: string; metricsUrl?: string }): void {
-  if (listening.metricsUrl) process.stdout.write(`Metrics (/metrics) listening on ${listening.metricsUrl}\n`);
-  if (listening.ingestUrl) process.stdout.write(`Ingestion (/batch/) listening on ${listening.ingestUrl}\n`);
-  process.stdout.write(`Analytics platform listening on ${listening.url}\n`);
+/** A worker's hold on the public port: its primary's, given up when the first worker is ready to listen, and then bound. */
+export function primaryPortHold(host: string): PortHold {
+  return { takeOver: async (server) => bind(server, host, await callPrimary<number>(PORT_SERVICE), 'PORT') };
 }
 
 /**
@@ -61,15 +54,16 @@ export function announce(listening: { url: string; ingestUrl?: string; metricsUr
  * Without REDIS_URL it keeps what the workers must share (pub/sub, replay logs, rate-limit counts)
  * and answers them over IPC; METRICS_PORT serves the sum of the workers' metrics. A worker that
  * dies is replaced. On SIGTERM, SIGINT or SIGHUP the workers stop gracefully, then the embedded server.
+ * The public port, held since the start, is given up when the first worker is ready to listen on it.
  */
-export async function runPrimary(settings: Config, log: Logger): Promise<void> {
+export async function runPrimary(settings: Config, log: Logger, port: StartingListener): Promise<void> {
   const started = Date.now();
   // The workers are forked at once and load their code (seconds of CPU) while this process starts
   // the database; each asks for it when it gets that far.
   const preparing = prepareDatabase(settings, log);
   preparing.catch(() => undefined); // awaited below: its failure is the start's one line
   const hub = new ClusterHub();
-  hub.serve({ [DATABASE_SERVICE]: async (): Promise<PreparedDatabase> => toWorkers(await preparing) });
+  hub.serve({ [DATABASE_SERVICE]: async (): Promise<PreparedDatabase> => toWorkers(await preparing), [PORT_SERVICE]: port.release });
   hub.serve(pubSubServices(hub));
   hub.serve(rateLimitServices());
   let stopping = false;
@@ -152,8 +146,6 @@ function whenReady(worker: Worker): Promise<Extract<WorkerNews, { platform: 'rea
   });
 }
 
-/** A worker's own one-line account of its failure, printed as it is. */
-export class ReportedError extends Error {}
 
 /** SIGTERM to every worker (each stops gracefully); SIGKILL to any still running after `boundMs`. */
 async function stopWorkers(boundMs: number): Promise<void> {

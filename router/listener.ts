@@ -25,6 +25,7 @@ import { fastPostOf, headerValue, type RouterContext } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
 import { isDirectAnswer, type DirectAnswer } from './post.fast-path.js';
+import type { PortHold } from './starting.listener.js';
 import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
 
 /** A handler for one family of paths, in WHATWG terms. */
@@ -36,6 +37,8 @@ export type IngestHandler = (request: ReadRequest) => Promise<Response>;
 export interface ListenerOptions {
   host: string;
   port: number;
+  /** Where the port was held during the start (starting.listener.ts): the listener takes it over instead of binding `port`. */
+  held?: PortHold;
   gateway: GatewayRuntime<RouterContext>;
   authenticator: Authenticator;
   /** The REST layer, for `/api/...`. */
@@ -101,7 +104,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client, request));
   });
 
-  const url = await bind(server, options.host, options.port, 'PORT');
+  const url = options.held ? await options.held.takeOver(server) : await bind(server, options.host, options.port, 'PORT');
   return {
     url,
     server,

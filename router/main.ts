@@ -6,7 +6,8 @@ import { cliProgram, SETTINGS_HELP } from '../subgraphs/shared/cli.js';
 import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
 import { isDatabaseUnavailable } from '../subgraphs/shared/db/database-unavailable.js';
 import { createLogger, writeAfterLogs, type Logger } from '../subgraphs/shared/logger.js';
-import { ReportedError, runPrimary, tellPrimary } from './cluster.primary.js';
+import { ReportedError, tellPrimary } from './cluster.news.js';
+import { holdWhileStarting } from './starting.listener.js';
 
 /**
  * `npm start`: the whole platform in each of WORKERS processes (one: this one). The subgraphs
@@ -26,10 +27,13 @@ async function main(): Promise<void> {
   settings = config();
   log = createLogger(settings.LOG_LEVEL, 'router');
   const started = Date.now();
-  if (cluster.isPrimary && settings.WORKERS > 1 && !settings.SUBGRAPH_URLS) return runPrimary(settings, log);
+  // The public port is held before the rest is loaded (a second or two): from here on it answers
+  // that the platform is starting (starting.listener.ts). A cluster's workers have their primary's.
+  const port = cluster.isWorker ? undefined : await holdWhileStarting(settings.HOST, settings.PORT);
+  if (cluster.isPrimary && settings.WORKERS > 1 && !settings.SUBGRAPH_URLS) return (await import('./cluster.primary.js')).runPrimary(settings, log, port!);
   // Loaded only where requests are served: a cluster's primary never needs the router or the REST layer.
-  const { runPlatform } = await import('./platform.server.js');
-  await runPlatform(settings, log, started);
+  const [{ runPlatform }, { primaryPortHold }] = await Promise.all([import('./platform.server.js'), import('./cluster.primary.js')]);
+  await runPlatform(settings, log, started, port ?? primaryPortHold(settings.HOST));
 }
 
 /**

@@ -19,7 +19,9 @@ import { holdStopSignals, type HeldStopSignals } from '../subgraphs/shared/stop-
 import { closeRateLimiter } from '../subgraphs/shared/rate-limit.js';
 import { configuredKeyThrottle } from './throttle.js';
 import { subgraphsHealthy, subgraphUrls } from './remote-subgraphs.js';
-import { announce, preparedDatabase, tellPrimary } from './cluster.primary.js';
+import { preparedDatabase } from './cluster.primary.js';
+import { announce, tellPrimary } from './cluster.news.js';
+import type { PortHold } from './starting.listener.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
@@ -35,14 +37,14 @@ interface Subgraphs {
 /**
  * Serves the platform from this process (the only one, or a cluster worker): the subgraphs (or,
  * with SUBGRAPH_URLS, routes to those that run elsewhere), the router, the REST layer and the
- * listeners; stops gracefully on SIGTERM or SIGINT.
+ * listeners, on the public port `port` held during the start; stops gracefully on SIGTERM or SIGINT.
  */
-export async function runPlatform(settings: Config, log: Logger, started: number): Promise<void> {
+export async function runPlatform(settings: Config, log: Logger, started: number, port: PortHold): Promise<void> {
   // A signal while the subgraphs start (a primary stopping its workers as they start) is answered once all can stop.
   const signals = holdStopSignals(settings.SHUTDOWN_TIMEOUT_SECONDS * 1000);
   const subgraphs = settings.SUBGRAPH_URLS ? await remoteSubgraphs(settings, log) : await localSubgraphs(settings, log);
   try {
-    await serve(settings, log, subgraphs, started, signals);
+    await serve(settings, log, subgraphs, started, signals, port);
   } catch (error) {
     // Whatever started must stop, or the embedded database and DATA_DIR's lock outlive the failure.
     await subgraphs.stop();
@@ -50,7 +52,7 @@ export async function runPlatform(settings: Config, log: Logger, started: number
   }
 }
 
-async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number, signals: HeldStopSignals): Promise<void> {
+async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number, signals: HeldStopSignals, port: PortHold): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
   const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
   if (subgraphs.pubsub) await authenticator.follow(subgraphs.pubsub);
@@ -60,6 +62,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   const listener = await listen({
     host: settings.HOST,
     port: settings.PORT,
+    held: port,
     gateway,
     authenticator,
     rest: rest.handle,

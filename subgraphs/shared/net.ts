@@ -52,6 +52,20 @@ export async function bind(server: Server, host: string, port: number, portVaria
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port, portVariable)));
     server.listen(port, host, () => resolve());
   });
+  return urlOf(server, host);
+}
+
+/**
+ * Puts `server` on the listening socket of `holder`, which from then on takes no connection (those
+ * it took stay its own), as {@link bind} would have bound it: no moment where the port is closed.
+ */
+export async function bindHeld(server: Server, holder: Server, host: string): Promise<string> {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  await new Promise<void>((resolve) => server.listen(holder, () => resolve()));
+  return urlOf(server, host);
+}
+
+function urlOf(server: Server, host: string): string {
   const address = server.address() as AddressInfo;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
