@@ -8,9 +8,9 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
 import { clusterMetrics } from '../subgraphs/shared/metrics.js';
 import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
+import { bind } from '../subgraphs/shared/net.js';
 import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
 import { announce, ReportedError, type WorkerNews } from './cluster.news.js';
-import { bind } from '../subgraphs/shared/net.js';
 import type { PortHold, StartingListener } from './starting.listener.js';
 
 /**
@@ -145,7 +145,6 @@ function whenReady(worker: Worker): Promise<Extract<WorkerNews, { platform: 'rea
     worker.on('exit', onExit);
   });
 }
-
 
 /** SIGTERM to every worker (each stops gracefully); SIGKILL to any still running after `boundMs`. */
 async function stopWorkers(boundMs: number): Promise<void> {
