@@ -100,7 +100,14 @@ export async function runPrimary(settings: Config, log: Logger, port: StartingLi
   let first: Extract<WorkerNews, { platform: 'ready' }>;
   let database: Database;
   try {
-    const ready = Promise.all(Array.from({ length: settings.WORKERS }, () => whenReady(fork())));
+    // The requests the port held meanwhile go to the first worker that listens (the cluster hands them on).
+    const ready = Promise.all(
+      Array.from({ length: settings.WORKERS }, async () => {
+        const news = await whenReady(fork());
+        port.forward();
+        return news;
+      }),
+    );
     ready.catch(() => undefined); // a database that failed is the failure to tell, not the workers that waited for it
     database = await preparing;
     [first] = await ready;

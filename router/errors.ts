@@ -1,6 +1,6 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { GraphQLFormattedError } from 'graphql';
-import { contractError, GRAPHQL_RESPONSE_TYPE, graphqlErrorBody, retryAfterHeader, type AppError } from '../subgraphs/shared/errors.js';
+import { contractError, retryAfterHeader, type AppError } from '../subgraphs/shared/errors.js';
 
 /**
  * A GraphQL error as clients get it: with the contract's `code`, `type`, `status` and `attr` in
@@ -117,8 +117,8 @@ export function changes(refusal: Refusal, status: number): boolean {
  * parameters): its status, Retry-After when throttled, the contract's code in the extensions.
  */
 export function graphqlErrorResponse(error: AppError): Response {
-  return new Response(graphqlErrorBody(error), {
+  return new Response(JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }), {
     status: error.status,
-    headers: { 'content-type': GRAPHQL_RESPONSE_TYPE, ...retryAfterHeader(error) },
+    headers: { 'content-type': 'application/graphql-response+json; charset=utf-8', ...retryAfterHeader(error) },
   });
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { GRAPHQL_RESPONSE_TYPE, graphqlErrorBody, retryAfterHeader, StartingError } from '../subgraphs/shared/errors.js';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { retryAfterHeader, StartingError } from '../subgraphs/shared/errors.js';
 import { writeAppError } from '../subgraphs/shared/http.js';
 import { bind, bindHeld } from '../subgraphs/shared/net.js';
 
@@ -13,59 +13,90 @@ export interface PortHold {
 export interface StartingListener extends PortHold {
   /** Closes the port and says which it was (PORT, or the one PORT=0 got); once, however often asked. */
   release(): Promise<number>;
+  /** The platform listens on the port now: the requests held meanwhile go to it. */
+  forward(): void;
 }
 
-/** The connections taken while starting are cut this long after the hold ends (a client that never finished its request). */
-const HANDOVER_GRACE_MS = 1000;
+interface Held {
+  request: IncomingMessage;
+  response: ServerResponse;
+}
 
 /**
  * Holds the public port from the first moment of a start, which takes seconds (the embedded
- * database, the migrations, the subgraphs, the schema), and answers there: `/healthz` with 503
- * `{"status":"starting"}` (the contract's "503 otherwise", where the port would otherwise refuse
- * connections), every other request with 503 and the contract's error body (on `/graphql`, as a
- * GraphQL error), each with a Retry-After of a second. A port that is taken fails the start here,
- * before anything else starts. Every answer closes its connection, so none outlives the hold.
+ * database, the migrations, the subgraphs, the schema). `/healthz` is answered there at once: 503
+ * `{"status":"starting"}` with a Retry-After of a second, as the contract has it ("503 otherwise"),
+ * where the port would otherwise refuse connections. Any other request is held, unread, until the
+ * platform listens, then sent to it and answered as it answers: a client that only waited for the
+ * port to open is served, later. A websocket is refused (its client connects again). A port that is
+ * taken fails the start here, before anything else starts. Each connection taken here carries one
+ * request, so none outlives the hold.
  *
  * In one process the platform's listener takes the listening socket itself over, so the port is
  * never closed; a cluster's primary closes it when its first worker is ready, and the workers bind
  * it (Node's cluster owns that socket), a moment in which connections are refused.
  */
 export async function holdWhileStarting(host: string, port: number): Promise<StartingListener> {
-  const holder = createServer(answerStarting);
-  const held = Number(new URL(await bind(holder, host, port, 'PORT')).port);
+  const held = new Set<Held>();
+  let listening: number | undefined;
+  const holder = createServer((request, response) => {
+    response.shouldKeepAlive = false;
+    if (new URL(request.url ?? '/', 'http://router').pathname === '/healthz') return answerStarting(request, response);
+    const waiting = { request, response };
+    if (listening !== undefined) return relay(waiting, host, listening);
+    held.add(waiting);
+    response.once('close', () => held.delete(waiting));
+  });
+  const address = Number(new URL(await bind(holder, host, port, 'PORT')).port);
   let ended = false;
-  /** The requests taken meanwhile are answered; then whatever is still open is cut. */
-  const end = () => {
-    ended = true;
-    setTimeout(() => holder.closeAllConnections(), HANDOVER_GRACE_MS).unref();
+  const forward = () => {
+    listening = address;
+    for (const waiting of held) relay(waiting, host, address);
+    held.clear();
   };
   return {
     takeOver: async (server) => {
       const url = await bindHeld(server, holder, host);
-      end();
+      ended = true;
+      forward();
       return url;
     },
     release: async () => {
-      if (!ended) {
-        holder.close();
-        end();
-      }
-      return held;
+      if (!ended) holder.close();
+      ended = true;
+      return address;
     },
+    forward,
   };
 }
 
+/** `/healthz` while starting. */
 function answerStarting(request: IncomingMessage, response: ServerResponse): void {
-  response.shouldKeepAlive = false;
-  // Nothing is read of a body: it is drained so that the answer goes out whole.
   request.resume();
-  const path = new URL(request.url ?? '/', 'http://router').pathname;
-  const error = new StartingError();
-  if (path === '/healthz') {
-    response.writeHead(503, { 'content-type': 'application/json', ...retryAfterHeader(error) }).end(JSON.stringify({ status: 'starting' }));
-  } else if (path === '/graphql') {
-    response.writeHead(503, { 'content-type': GRAPHQL_RESPONSE_TYPE, ...retryAfterHeader(error) }).end(graphqlErrorBody(error));
-  } else {
-    writeAppError(response, error);
-  }
+  response.writeHead(503, { 'content-type': 'application/json', ...retryAfterHeader(new StartingError()) }).end(JSON.stringify({ status: 'starting' }));
+}
+
+/** Headers of one hop only: not passed on. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade']);
+
+/** Sends a held request to the platform, now listening on `port`, and its answer back as it comes. */
+function relay({ request, response }: Held, host: string, port: number): void {
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name)));
+  const upstream = httpRequest({ host: reachable(host), port, method: request.method, path: request.url, headers, agent: false }, (answer) => {
+    const answerHeaders = Object.fromEntries(Object.entries(answer.headers).filter(([name, value]) => value !== undefined && !HOP_HEADERS.has(name)));
+    response.writeHead(answer.statusCode ?? 502, answerHeaders as Record<string, string | string[]>);
+    answer.pipe(response);
+  });
+  upstream.on('error', () => {
+    if (response.headersSent) response.destroy();
+    else writeAppError(response, new StartingError());
+  });
+  request.pipe(upstream);
+}
+
+/** Where this process reaches a listener bound to `host` (a wildcard address is reached on loopback). */
+function reachable(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '::1';
+  return host;
 }

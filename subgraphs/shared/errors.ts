@@ -114,23 +114,12 @@ export function retryAfterHeader(error: { extensions?: Record<string, unknown> }
   return typeof seconds === 'number' && Number.isFinite(seconds) ? { 'retry-after': String(Math.ceil(seconds)) } : {};
 }
 
-/**
- * 503 while the platform starts: its public port is answered from the first moment of a start,
- * and a request there is asked to come again in a second.
- */
+/** 503 while the platform starts (its `/healthz`), asked again after a second. */
 export class StartingError extends AppError {
   constructor() {
     super(503, 'server_error', 'service_unavailable', 'The platform is starting; try again shortly.');
     this.extensions.retry_after = 1;
   }
-}
-
-/** What GraphQL refusals are answered as (GraphQL over HTTP's own type). */
-export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
-
-/** The body of a GraphQL request refused whole (before any operation ran): the error, its contract fields in the extensions. */
-export function graphqlErrorBody(error: AppError): string {
-  return JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] });
 }
 
 /** 502/503/504: an upstream (language-model provider, SMTP) failed; the detail names which. */
