@@ -15,13 +15,16 @@ export function standInForOtherMachines(): void {
   setPriority(CLIENT_NICENESS);
 }
 
+/** Whether a server could not be put back to normal priority (see {@link atNormalPriority}). */
+let serversNiced = false;
+
 /** The line each report carries about it. */
 export function priorityNote(): string {
   const niceness = getPriority();
-  return niceness === 0 ? 'The load ran at normal priority, beside the servers.' : `The load ran at nice ${niceness} (standing in for clients on other machines), the servers at 0.`;
+  if (niceness === 0) return 'The load ran at normal priority, beside the servers.';
+  if (serversNiced) return `The load ran at nice ${niceness}, and so did the servers (not permitted to put them back to 0).`;
+  return `The load ran at nice ${niceness} (standing in for clients on other machines), the servers at 0.`;
 }
-
-let warned = false;
 
 /**
  * Puts every thread of a server the bench started back at normal priority: a child inherits its
@@ -34,8 +37,10 @@ export function atNormalPriority(pid: number): void {
     try {
       setPriority(thread, 0);
     } catch (error) {
-      if (!warned) process.stderr.write(`warning: the servers run at the load's niceness (${(error as Error).message})\n`);
-      warned = true;
+      // A thread that ended meanwhile has nothing to change.
+      if ((error as { info?: { code?: string } }).info?.code === 'ESRCH') continue;
+      if (!serversNiced) process.stderr.write(`warning: the servers run at the load's niceness (${(error as Error).message})\n`);
+      serversNiced = true;
       return;
     }
   }
