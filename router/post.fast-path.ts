@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { LegacyLogger, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createGraphQLError, processRegularResult } from 'graphql-yoga';
-import { toGraphqlRequest } from '../subgraphs/shared/http.js';
+import { toGraphqlRequest, utf8Text } from '../subgraphs/shared/http.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { jsonProblem } from '../subgraphs/shared/validation.js';
 import { changes, contractResult } from './errors.js';
@@ -125,7 +125,7 @@ function plainRequest(request: IncomingMessage, body: Buffer): boolean {
 function plainParams(body: Buffer): Params | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(utf8Text(body));
   } catch {
     return undefined;
   }
