@@ -41,11 +41,15 @@ export function useInProcessAnswers(): GatewayPlugin {
   return {
     onResultProcess({ request, result, setResultProcessor }) {
       if (!(request instanceof ParsedJsonRequest) || Array.isArray(result) || Symbol.asyncIterator in result) return;
-      const single = result as ExecutionResult;
-      request.answer = single.errors ? { ...single, errors: single.errors.map(asWritten) as never } : single;
+      request.answer = asAnswered(result as ExecutionResult);
       setResultProcessor(() => new Response(null, { status: 200 }), 'application/json');
     },
   };
+}
+
+/** A result whose errors the contract's plugin has made plain objects, as the router's JSON has it. */
+function asAnswered(result: ExecutionResult): ExecutionResult {
+  return result.errors ? { ...result, errors: result.errors.map(asWritten) as never } : result;
 }
 
 /** An error (the contract's plugin has made each a plain object) as the router's JSON writes it. */
@@ -57,11 +61,17 @@ function asWritten(error: GraphQLFormattedError): GraphQLFormattedError {
 }
 
 /**
- * Executes through a router reached by a fetch function: the router's own `fetch` in process
- * (`inProcess`: the operation is handed over as an object), or the network's when the REST layer
- * runs alone (sent as JSON).
+ * The router of this process run directly, without its HTTP pipeline (router/post.fast-path.ts):
+ * the result with the contract's errors, or undefined when the router leaves the operation to it.
  */
-export function routerExecutor(fetchRouter: (request: Request) => Promise<Response>, graphqlUrl: string, inProcess = false): RouterExecutor {
+export type DirectRouterCall = (operation: { query: string; variables: Record<string, unknown> }, request: Request) => Promise<ExecutionResult | undefined>;
+
+/**
+ * Executes through a router reached by a fetch function: the router's own `fetch` in process
+ * (`inProcess`: the operation is handed over as an object, and run by `direct` when it takes it),
+ * or the network's when the REST layer runs alone (sent as JSON).
+ */
+export function routerExecutor(fetchRouter: (request: Request) => Promise<Response>, graphqlUrl: string, inProcess?: { direct?: DirectRouterCall }): RouterExecutor {
   return async ({ query, variables, authorization }) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (authorization) headers.authorization = authorization;
@@ -69,13 +79,18 @@ export function routerExecutor(fetchRouter: (request: Request) => Promise<Respon
     const request = inProcess
       ? new ParsedJsonRequest(graphqlUrl, headers, operation)
       : new Request(graphqlUrl, { method: 'POST', headers, body: JSON.stringify(operation) });
-    const response = await fetchRouter(request);
-    const result = (request instanceof ParsedJsonRequest && request.answer) || ((await response.json()) as ExecutionResult);
+    const ran = inProcess?.direct && (await inProcess.direct(operation, request));
+    const result = ran ? asAnswered(ran) : await throughFetch(request);
     if (!result.errors && !result.data) {
       return { errors: [{ message: 'The router answered without data.', extensions: { status: 502, type: 'server_error', code: 'bad_gateway' } }] } as never;
     }
     return result;
   };
+
+  async function throughFetch(request: Request): Promise<ExecutionResult> {
+    const response = await fetchRouter(request);
+    return (request instanceof ParsedJsonRequest && request.answer) || ((await response.json()) as ExecutionResult);
+  }
 }
 
 /** Runs one GraphQL subscription through the router; results come until it completes (or `return()`). */

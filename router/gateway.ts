@@ -19,7 +19,8 @@ import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
-import { postFastPath, type ConfigContext, type FastPost } from './post.fast-path.js';
+import type { DirectRouterCall } from '../rest-compat/executors.js';
+import { directOperation, postFastPath, restFastPath, type ConfigContext, type FastPost } from './post.fast-path.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
@@ -77,15 +78,21 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     maskedErrors: false,
     logging: new SilentLogger(),
   });
-  fastPaths.set(gateway, postFastPath(gateway, () => configContext));
+  const run = directOperation(gateway, () => configContext);
+  fastPaths.set(gateway, { post: postFastPath(gateway, run), rest: restFastPath(run) });
   return gateway;
 }
 
-const fastPaths = new WeakMap<GatewayRuntime<RouterContext>, FastPost>();
+const fastPaths = new WeakMap<GatewayRuntime<RouterContext>, { post: FastPost; rest: DirectRouterCall }>();
 
 /** The fast path of plain GraphQL POSTs of a runtime made by {@link createGateway} (see post.fast-path.ts). */
 export function fastPostOf(gateway: GatewayRuntime<RouterContext>): FastPost | undefined {
-  return fastPaths.get(gateway);
+  return fastPaths.get(gateway)?.post;
+}
+
+/** The fast path of the REST layer's in-process operations, of a runtime made by {@link createGateway}. */
+export function restFastPathOf(gateway: GatewayRuntime<RouterContext>): DirectRouterCall | undefined {
+  return fastPaths.get(gateway)?.rest;
 }
 
 /**

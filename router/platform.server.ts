@@ -11,7 +11,7 @@ import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import { Authenticator } from './auth.js';
-import { createGateway, loadSupergraph, rootFieldAuthorizer, type RouterContext } from './gateway.js';
+import { createGateway, loadSupergraph, restFastPathOf, rootFieldAuthorizer, type RouterContext } from './gateway.js';
 import { listenIngest } from './ingest-listener.js';
 import { listen, type IngestHandler, type Listener } from './listener.js';
 import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
@@ -126,7 +126,7 @@ export function restOverRouter(parts: {
   const { gateway } = parts;
   return createRest({
     apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
-    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', true),
+    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', { direct: restFastPathOf(gateway) }),
     subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
     log: parts.log,
     maxIngestBodyBytes: parts.maxIngestBodyBytes,

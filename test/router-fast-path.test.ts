@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { fastPostOf } from '../router/gateway.js';
+import { routerExecutor } from '../rest-compat/executors.js';
+import type { RouterExecutor } from '../rest-compat/rest.js';
+import { fastPostOf, restFastPathOf } from '../router/gateway.js';
 import type { DirectAnswer, FastPost } from '../router/post.fast-path.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
@@ -167,5 +169,52 @@ describe('plain GraphQL POSTs answered without Yoga', () => {
 
   it('leaves a request with a query string to Yoga', async () => {
     expect(await direct(operation('{ me { email } }'), headersOf(tenant.personal_api_key, {}), '/graphql?x=1')).toBeUndefined();
+  });
+});
+
+/**
+ * The REST layer's operations in the same process run the same way (restFastPath): each goes
+ * down both ways, through the fast path and through the router's `fetch` (Yoga), and the two
+ * results must be the same objects, errors as the REST layer reads them.
+ */
+describe("the REST layer's operations answered without Yoga", () => {
+  const viaYoga = (): RouterExecutor => routerExecutor(async (request) => stack.gateway.fetch(request), 'http://router/graphql', {});
+  const viaFastPath = (): RouterExecutor => routerExecutor(async () => Promise.reject(new Error('left to Yoga')), 'http://router/graphql', { direct: restFastPathOf(stack.gateway) });
+  const call = (query: string, variables: Record<string, unknown>, key: string | undefined) => ({ query, variables, authorization: key ? `Bearer ${key}` : null });
+  // The REST layer's requests are POSTs (Yoga refuses a mutation of any other method).
+  const post = () => new Request('http://router/graphql', { method: 'POST' });
+  const configs = 'query ($p: Int!) { customer_profile_configs(project_id: $p) { count results { id project { name } } } }';
+
+  it.each([
+    ['a query across two subgraphs', () => call(configs, { p: tenant.environment_id }, tenant.personal_api_key)],
+    ['no key', () => call('{ me { email } }', {}, undefined)],
+    ['an unknown key', () => call('{ me { email } }', {}, 'phx_unknown')],
+    ['a key without the scope', () => call(configs, { p: tenant.environment_id }, readOnlyKey)],
+    ["another organization's key", () => call(configs, { p: tenant.environment_id }, intruder.personal_api_key)],
+    ['variables of the wrong type', () => call('query ($p: Int!) { project(id: $p) { id } }', { p: 'seven' }, tenant.personal_api_key)],
+    ['an object that does not exist', () => call('{ user(uuid: "00000000-0000-4000-8000-000000000000") { id } }', {}, tenant.personal_api_key)],
+    [
+      'a mutation refused by its service',
+      () => call('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: 5) { id } }', { p: tenant.environment_id }, tenant.personal_api_key),
+    ],
+  ])('%s', async (_name, operation) => {
+    const taken = await restFastPathOf(stack.gateway)!(operation(), post());
+    expect(taken, 'the fast path took it').toBeDefined();
+    expect(await viaFastPath()(operation())).toEqual(await viaYoga()(operation()));
+  });
+
+  it('writes what a mutation made, as Yoga does', async () => {
+    const operation = call('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: group_0, content: {blocks: []}) { scope content sidebar } }', { p: tenant.environment_id }, tenant.personal_api_key);
+    const fast = await viaFastPath()(operation);
+    expect(fast).toEqual({ data: { create_customer_profile_config: { scope: 'group_0', content: { blocks: [] }, sidebar: {} } } });
+    expect(await viaYoga()(operation)).toEqual(fast);
+  });
+
+  it.each([
+    ['variables nested too deep', () => call('{ me { email } }', { v: JSON.parse(`${'['.repeat(200)}${']'.repeat(200)}`) as unknown }, tenant.personal_api_key)],
+    ['a subscription', () => call('subscription { conversation_stream(conversation: "00000000-0000-4000-8000-000000000000") { __typename } }', {}, tenant.personal_api_key)],
+    ['a validation error', () => call('{ me { nope } }', {}, tenant.personal_api_key)],
+  ])('leaves %s to Yoga', async (_name, operation) => {
+    expect(await restFastPathOf(stack.gateway)!(operation(), post())).toBeUndefined();
   });
 });

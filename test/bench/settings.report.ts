@@ -2,6 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { priorityNote } from './load.priority.js';
 import type { LoadFigures, LoadShape, LoadTarget } from './load.runner.js';
 import { machine } from './results.report.js';
+import { TIMED_REQUESTS } from './settings.targets.js';
 
 /** The issue's target for both endpoints, through REST. */
 export const TARGET_P95_MS = 20;
@@ -51,7 +52,7 @@ export function appendSettingsResults(file: string, measured: ShapedRun[], run: 
     `Machine: ${machine()}. Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}. ${priorityNote()}`,
     `Run with \`npm run --silent build && node dist/test/bench/settings.bench.js\`. ${run.seed}`,
     `Through REST on the platform (\`node dist/router/main.js\`, LOG_LEVEL=warn), autocannon in the bench process.`,
-    `Per case and load, as many requests as one client makes in ${run.seconds} s (going by one timed request; at least`,
+    `Per case and load, as many requests as one client makes in ${run.seconds} s (going by the median of ${TIMED_REQUESTS} timed requests; at least`,
     `${run.minAnswers}), after a warm-up of 3/${run.seconds} as many. Each connection is a client with its own key of the user (one connection: one`,
     `request at a time), and settings_as_of varies \`at\` within the second between the same two changes: the`,
     `router runs identical concurrent subgraph queries once, and caches each key's access for a second.`,
