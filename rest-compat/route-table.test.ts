@@ -21,6 +21,8 @@ describe(RouteMatcher.name, () => {
     expect(matcher.match('GET', '/environments/99999999999/customer_profile_configs/')).toEqual({ kind: 'not_found' });
     expect(matcher.match('GET', '/personal_api_keys/%E0%A4%A/')).toMatchObject({ kind: 'route' });
     expect(matcher.match('POST', '/webhook')).toEqual({ kind: 'not_found' });
+    expect(matcher.match('GET', '/environments/12/customer_profile_configs/abc/extra/')).toEqual({ kind: 'not_found' });
+    expect(matcher.match('GET', '/environments/12//customer_profile_configs/')).toEqual({ kind: 'not_found' });
   });
 
   it('finds every route of the table on its own path and on each alias', () => {

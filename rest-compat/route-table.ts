@@ -59,6 +59,8 @@ interface CompiledPath {
   rank: string;
   /** The path's first segment (`:name` for a parameter). */
   first: string;
+  /** How many segments it has: a parameter matches exactly one. */
+  segments: number;
 }
 
 export type Match =
@@ -78,20 +80,24 @@ export type Match =
 /** Finds the route of a method and path (trailing slash optional), or says why there is none. */
 export class RouteMatcher {
   /**
-   * The compiled paths that can match a path, by its first segment, in the table's order: a request
-   * tries the paths of its resource, not the two hundred of the table. A path that starts with a
-   * parameter is in every list, and `anyFirst` holds those alone.
+   * The compiled paths that can match a path, by its first segment and its number of segments, in
+   * the table's order: a request tries the few paths of its resource at its depth, not the two
+   * hundred of the table (nor the hundred under `environments`). A path that starts with a
+   * parameter is in every list of its depth, and `anyFirst` holds those alone.
    */
-  private readonly byFirstSegment = new Map<string, CompiledPath[]>();
-  private readonly anyFirst: CompiledPath[];
+  private readonly byShape = new Map<string, CompiledPath[]>();
+  private readonly anyFirst = new Map<number, CompiledPath[]>();
 
   constructor(routes: RestRoute[]) {
     const compiled = routes.flatMap((route) => [route.path, ...(route.aliases ?? [])].map((path) => compile(route, path)));
     const isParameter = (first: string) => first.startsWith(':');
-    this.anyFirst = compiled.filter((entry) => isParameter(entry.first));
-    for (const { first } of compiled) {
-      if (isParameter(first) || this.byFirstSegment.has(first)) continue;
-      this.byFirstSegment.set(first, compiled.filter((entry) => entry.first === first || isParameter(entry.first)));
+    for (const entry of compiled) {
+      if (isParameter(entry.first)) this.anyFirst.set(entry.segments, [...(this.anyFirst.get(entry.segments) ?? []), entry]);
+    }
+    for (const { first, segments } of compiled) {
+      const key = shapeKey(first, segments);
+      if (isParameter(first) || this.byShape.has(key)) continue;
+      this.byShape.set(key, compiled.filter((entry) => entry.segments === segments && (entry.first === first || isParameter(entry.first))));
     }
   }
 
@@ -102,7 +108,8 @@ export class RouteMatcher {
    */
   match(method: string, path: string): Match {
     let best: { rank: string; allowed: HttpMethod[]; found?: Match } | undefined;
-    for (const { route, pattern, names, integers, rank } of this.byFirstSegment.get(firstSegment(path)) ?? this.anyFirst) {
+    const segments = segmentCount(path);
+    for (const { route, pattern, names, integers, rank } of this.byShape.get(shapeKey(firstSegment(path), segments)) ?? this.anyFirst.get(segments) ?? []) {
       const found = pattern.exec(path);
       if (!found) continue;
       const values = Object.fromEntries(names.map((name, index) => [name, found[index + 1]!]));
@@ -131,7 +138,18 @@ function compile(route: RestRoute, path: string): CompiledPath {
     .filter(Boolean)
     .map((segment) => (segment.startsWith(':') ? '0' : '1'))
     .join('');
-  return { route, names, integers, rank, first: firstSegment(path), pattern: new RegExp(`^${source}/?$`) };
+  return { route, names, integers, rank, first: firstSegment(path), segments: segmentCount(path), pattern: new RegExp(`^${source}/?$`) };
+}
+
+function shapeKey(first: string, segments: number): string {
+  return `${segments}/${first}`;
+}
+
+/** The segments of a path, as its pattern matches them: one per name between slashes, a trailing slash aside. */
+function segmentCount(path: string): number {
+  let count = 0;
+  for (const segment of path.split('/')) if (segment !== '') count += 1;
+  return count;
 }
 
 /** `projects` of `/projects/1/…`. */
