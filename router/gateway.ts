@@ -20,7 +20,7 @@ import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
 import type { DirectRouterCall } from '../rest-compat/executors.js';
-import { directOperation, postFastPath, restFastPath, type ConfigContext, type FastPost } from './post.fast-path.js';
+import { directOperation, postFastPath, REQUEST_ID_HEADER, restFastPath, type ConfigContext, type FastPost } from './post.fast-path.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
@@ -29,6 +29,11 @@ export interface RouterContext {
   actor: Actor;
   actorHeader: string;
   actorSignedAt: number;
+  /**
+   * The request's id on the POST fast path, where `useRequestId` (which keeps its own by request,
+   * and sends it on each subgraph fetch) does not run: sent on each subgraph fetch the same way.
+   */
+  requestId?: string;
 }
 
 /** A signed header younger than this is reused; older ones (long subscriptions) are made anew. */
@@ -178,7 +183,9 @@ export function routerPlugins(options: Pick<GatewayOptions, 'authenticator' | 's
         return;
       }
       const ctx = context as Partial<RouterContext>;
-      setOptions({ ...fetchOptions, headers: { ...(fetchOptions.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! } });
+      const headers: Record<string, string> = { ...(fetchOptions.headers as Record<string, string>), [ACTOR_HEADER]: ctx.actorHeader! };
+      if (ctx.requestId !== undefined) headers[REQUEST_ID_HEADER] = ctx.requestId;
+      setOptions({ ...fetchOptions, headers });
     },
   };
   return { plugins: [authenticate, useRootScopes(rootFieldScopes()), useQueryLimits(options.limits), useContractErrors()], currentActor };

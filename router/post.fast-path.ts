@@ -41,6 +41,8 @@ export interface Params {
 const YOGA_BODY_LIMIT = 25_000_000;
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 const JSON_ANSWER = 'application/json; charset=utf-8';
+/** `useRequestId`'s header, on answers and subgraph fetches. */
+export const REQUEST_ID_HEADER = 'x-request-id';
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName']);
 
 /** An operation's parameters, read, and what its server context is made of. */
@@ -49,6 +51,8 @@ export interface DirectCall {
   headers: Record<string, string | string[] | undefined>;
   /** The request the authentication and the metrics read (a WHATWG Request of @whatwg-node's). */
   request: Request;
+  /** Sent to remote subgraphs as `x-request-id`, as `useRequestId` sends Yoga's. */
+  requestId?: string;
 }
 
 /** Runs an operation as Yoga would once its parameters are read; undefined: leave it to Yoga, nothing done. */
@@ -65,7 +69,7 @@ export function directOperation(gateway: GatewayRuntime<RouterContext>, configCo
   // `useRequestId` gives each request a child of the runtime's logger and its legacy form; the
   // router's logger is silent and its own child (gateway.ts), so one serves every request.
   let logger: LegacyLogger | undefined;
-  return async ({ params, headers, request }) => {
+  return async ({ params, headers, request, requestId }) => {
     const config = configContext();
     if (!config || (params.variables && jsonProblem(params.variables))) return undefined;
     const context = {
@@ -75,6 +79,7 @@ export function directOperation(gateway: GatewayRuntime<RouterContext>, configCo
       waitUntil: gateway.waitUntil,
       request,
       params,
+      requestId,
     };
     const enveloped = gateway.getEnveloped(context);
     const document = attempt(() => enveloped.parse(params.query) as DocumentNode);
@@ -110,12 +115,13 @@ export function postFastPath(gateway: GatewayRuntime<RouterContext>, run: Direct
     const params = plainParams(body);
     if (!params) return undefined;
     const startedAt = performance.now();
-    const ran = await run({ params, headers: request.headers, request: toGraphqlRequest(request, body) });
+    // `useRequestId`: the caller's id, else a new one.
+    const sent = request.headers[REQUEST_ID_HEADER];
+    const requestId = typeof sent === 'string' ? sent : randomUUID();
+    const ran = await run({ params, headers: request.headers, request: toGraphqlRequest(request, body), requestId });
     if (!ran) return undefined;
     const answer = await written(ran.result);
-    // `useRequestId`: the caller's id, else a new one.
-    const sent = request.headers['x-request-id'];
-    answer.headers['x-request-id'] = typeof sent === 'string' ? sent : randomUUID();
+    answer.headers[REQUEST_ID_HEADER] = requestId;
     recordRequest('graphql', operationLabel(ran.document, params.operationName), answer.status, startedAt);
     return answer;
   };

@@ -1,8 +1,12 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routerExecutor } from '../rest-compat/executors.js';
 import type { RouterExecutor } from '../rest-compat/rest.js';
-import { fastPostOf, restFastPathOf } from '../router/gateway.js';
+import { Authenticator } from '../router/auth.js';
+import { createGateway, fastPostOf, loadSupergraph, restFastPathOf } from '../router/gateway.js';
+import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import { createLogger } from '../subgraphs/shared/logger.js';
 import type { DirectAnswer, FastPost } from '../router/post.fast-path.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
@@ -216,5 +220,50 @@ describe("the REST layer's operations answered without Yoga", () => {
     ['a validation error', () => call('{ me { nope } }', {}, tenant.personal_api_key)],
   ])('leaves %s to Yoga', async (_name, operation) => {
     expect(await restFastPathOf(stack.gateway)!(operation(), post())).toBeUndefined();
+  });
+});
+
+/**
+ * Over HTTP, `useRequestId` sends each request's id to the subgraphs (`x-request-id`), where a
+ * subgraph's own logs or a proxy in front of it can find it; the fast path sends the same. The
+ * accounts subgraph is reached here through a proxy that notes the header of each call.
+ */
+describe('the request id sent to subgraphs over HTTP', () => {
+  it('is the caller\'s id, else the one the answer carries, both ways', async () => {
+    const seen: (string | undefined)[] = [];
+    const target = stack.subgraphs.urls.accounts!;
+    const proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        seen.push(request.headers['x-request-id'] as string | undefined);
+        const headers = Object.fromEntries(['content-type', 'accept', 'x-actor'].flatMap((name) => (request.headers[name] ? [[name, String(request.headers[name])]] : [])));
+        void fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) })
+          .then(async (answer) => response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer())))
+          .catch(() => response.writeHead(502).end());
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const signer = new ActorSigner(stack.config.SECRET_KEY);
+    const urls = { ...stack.subgraphs.urls, accounts: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql` };
+    const authenticator = new Authenticator(signer, { accounts: target, projects: stack.subgraphs.urls.projects! });
+    const remote = createGateway({ supergraph: loadSupergraph(urls), authenticator, signer, log: createLogger('silent', 'test') });
+    try {
+      const body = operation('{ me { email } }');
+      const headers = (id?: string) => headersOf(tenant.personal_api_key, id ? { 'x-request-id': id } : {});
+      const yoga = await remote.fetch(new Request('http://router/graphql', { method: 'POST', headers: headers('through-yoga'), body }));
+      expect(yoga.status).toBe(200);
+      expect(seen).toEqual(['through-yoga']);
+
+      const fastPost = fastPostOf(remote)!;
+      const chosen = await fastPost({ method: 'POST', url: '/graphql', headers: headers('through-fast-path') } as unknown as IncomingMessage, Buffer.from(body));
+      expect(chosen?.status).toBe(200);
+      const made = await fastPost({ method: 'POST', url: '/graphql', headers: headers() } as unknown as IncomingMessage, Buffer.from(body));
+      expect(made?.headers['x-request-id']).toMatch(UUID);
+      expect(seen).toEqual(['through-yoga', 'through-fast-path', made!.headers['x-request-id']]);
+    } finally {
+      await Promise.resolve(remote.dispose());
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
