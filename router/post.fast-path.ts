@@ -143,7 +143,8 @@ export function postFastPath(gateway: GatewayRuntime<RouterContext>, run: Direct
  * The REST layer's operations, run by {@link directOperation}: its requests come from within
  * (http://router/, not counted in the GraphQL metrics) with its parsed operation, and their
  * result goes back as an object with the errors `useContractErrors` makes (see
- * rest-compat/executors.ts). Through Yoga, the same call cost about a third more CPU.
+ * rest-compat/executors.ts). The REST reads of the settings bench answered 11–19% more a second
+ * at ten clients than through Yoga (test/bench/RESULTS.md, 2026-11-28 21:10–21:55).
  */
 export function restFastPath(run: DirectOperation): DirectRouterCall {
   return async (operation, request) => {
