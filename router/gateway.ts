@@ -19,8 +19,7 @@ import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
-import type { DirectRouterCall } from '../rest-compat/executors.js';
-import { directOperation, postFastPath, REQUEST_ID_HEADER, restFastPath, type ConfigContext, type FastPost } from './post.fast-path.js';
+import { directOperation, postFastPath, REQUEST_ID_HEADER, type ConfigContext, type DirectOperation, type FastPost } from './post.fast-path.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
@@ -84,20 +83,20 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     logging: new SilentLogger(),
   });
   const run = directOperation(gateway, () => configContext);
-  fastPaths.set(gateway, { post: postFastPath(gateway, run), rest: restFastPath(run) });
+  fastPaths.set(gateway, { post: postFastPath(gateway, run), run });
   return gateway;
 }
 
-const fastPaths = new WeakMap<GatewayRuntime<RouterContext>, { post: FastPost; rest: DirectRouterCall }>();
+const fastPaths = new WeakMap<GatewayRuntime<RouterContext>, { post: FastPost; run: DirectOperation }>();
 
 /** The fast path of plain GraphQL POSTs of a runtime made by {@link createGateway} (see post.fast-path.ts). */
 export function fastPostOf(gateway: GatewayRuntime<RouterContext>): FastPost | undefined {
   return fastPaths.get(gateway)?.post;
 }
 
-/** The fast path of the REST layer's in-process operations, of a runtime made by {@link createGateway}. */
-export function restFastPathOf(gateway: GatewayRuntime<RouterContext>): DirectRouterCall | undefined {
-  return fastPaths.get(gateway)?.rest;
+/** Operations run without the HTTP pipeline, on a runtime made by {@link createGateway} (the REST layer's, see platform.server.ts). */
+export function directOperationOf(gateway: GatewayRuntime<RouterContext>): DirectOperation | undefined {
+  return fastPaths.get(gateway)?.run;
 }
 
 /**

@@ -4,7 +4,6 @@ import { performance } from 'node:perf_hooks';
 import { LegacyLogger, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createGraphQLError, processRegularResult } from 'graphql-yoga';
-import type { DirectRouterCall } from '../rest-compat/executors.js';
 import { toGraphqlRequest, utf8Text } from '../subgraphs/shared/http.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { jsonProblem } from '../subgraphs/shared/validation.js';
@@ -137,24 +136,6 @@ export function postFastPath(gateway: GatewayRuntime<RouterContext>, run: Direct
     if (refusal && status === refusal.status) Object.assign(headers, refusal.retryAfter);
     return { status, headers, payload: await response.text() };
   }
-}
-
-/**
- * The REST layer's operations, run by {@link directOperation}: its requests come from within
- * (http://router/, not counted in the GraphQL metrics) with its parsed operation, and their
- * result goes back as an object with the errors `useContractErrors` makes (see
- * rest-compat/executors.ts). The REST reads of the settings bench answered 11–19% more a second
- * at ten clients than through Yoga (test/bench/RESULTS.md, 2026-11-28 21:10–21:55).
- */
-export function restFastPath(run: DirectOperation): DirectRouterCall {
-  return async (operation, request) => {
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => (headers[name] = value));
-    const ran = await run({ params: operation, headers, request });
-    if (!ran) return undefined;
-    const { result } = ran;
-    return result.errors?.length ? { ...result, errors: contractResult(result).errors as never } : result;
-  };
 }
 
 /** Whether Yoga would read this request as JSON and answer it as `application/json`, with nothing to add for CORS. */

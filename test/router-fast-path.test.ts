@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routerExecutor } from '../rest-compat/executors.js';
 import type { RouterExecutor } from '../rest-compat/rest.js';
 import { Authenticator } from '../router/auth.js';
-import { createGateway, fastPostOf, loadSupergraph, restFastPathOf } from '../router/gateway.js';
+import { createGateway, directOperationOf, fastPostOf, loadSupergraph } from '../router/gateway.js';
+import { restFastPath } from '../router/platform.server.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import type { DirectAnswer, FastPost } from '../router/post.fast-path.js';
@@ -183,7 +184,7 @@ describe('plain GraphQL POSTs answered without Yoga', () => {
  */
 describe("the REST layer's operations answered without Yoga", () => {
   const viaYoga = (): RouterExecutor => routerExecutor(async (request) => stack.gateway.fetch(request), 'http://router/graphql', {});
-  const viaFastPath = (): RouterExecutor => routerExecutor(async () => Promise.reject(new Error('left to Yoga')), 'http://router/graphql', { direct: restFastPathOf(stack.gateway) });
+  const viaFastPath = (): RouterExecutor => routerExecutor(async () => Promise.reject(new Error('left to Yoga')), 'http://router/graphql', { direct: restFastPath(directOperationOf(stack.gateway)!) });
   const call = (query: string, variables: Record<string, unknown>, key: string | undefined) => ({ query, variables, authorization: key ? `Bearer ${key}` : null });
   // The REST layer's requests are POSTs (Yoga refuses a mutation of any other method).
   const post = () => new Request('http://router/graphql', { method: 'POST' });
@@ -202,7 +203,7 @@ describe("the REST layer's operations answered without Yoga", () => {
       () => call('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: 5) { id } }', { p: tenant.environment_id }, tenant.personal_api_key),
     ],
   ])('%s', async (_name, operation) => {
-    const taken = await restFastPathOf(stack.gateway)!(operation(), post());
+    const taken = await restFastPath(directOperationOf(stack.gateway)!)!(operation(), post());
     expect(taken, 'the fast path took it').toBeDefined();
     expect(await viaFastPath()(operation())).toEqual(await viaYoga()(operation()));
   });
@@ -219,7 +220,7 @@ describe("the REST layer's operations answered without Yoga", () => {
     ['a subscription', () => call('subscription { conversation_stream(conversation: "00000000-0000-4000-8000-000000000000") { __typename } }', {}, tenant.personal_api_key)],
     ['a validation error', () => call('{ me { nope } }', {}, tenant.personal_api_key)],
   ])('leaves %s to Yoga', async (_name, operation) => {
-    expect(await restFastPathOf(stack.gateway)!(operation(), post())).toBeUndefined();
+    expect(await restFastPath(directOperationOf(stack.gateway)!)!(operation(), post())).toBeUndefined();
   });
 });
 
