@@ -61,10 +61,11 @@ function asWritten(error: GraphQLFormattedError): GraphQLFormattedError {
 }
 
 /**
- * The router of this process run directly, without its HTTP pipeline (router/post.fast-path.ts):
- * the result with the contract's errors, or undefined when the router leaves the operation to it.
+ * The router of this process run directly, without its HTTP pipeline (router/post.fast-path.ts),
+ * given the request and the headers it was made with: the result with the contract's errors, or
+ * undefined when the router leaves the operation to it.
  */
-export type DirectRouterCall = (operation: { query: string; variables: Record<string, unknown> }, request: Request) => Promise<ExecutionResult | undefined>;
+export type DirectRouterCall = (operation: { query: string; variables: Record<string, unknown> }, request: Request, headers: Record<string, string>) => Promise<ExecutionResult | undefined>;
 
 /**
  * Executes through a router reached by a fetch function: the router's own `fetch` in process
@@ -79,7 +80,7 @@ export function routerExecutor(fetchRouter: (request: Request) => Promise<Respon
     const request = inProcess
       ? new ParsedJsonRequest(graphqlUrl, headers, operation)
       : new Request(graphqlUrl, { method: 'POST', headers, body: JSON.stringify(operation) });
-    const ran = inProcess?.direct && (await inProcess.direct(operation, request));
+    const ran = inProcess?.direct && (await inProcess.direct(operation, request, headers));
     const result = ran ? asAnswered(ran) : await throughFetch(request);
     if (!result.errors && !result.data) {
       return { errors: [{ message: 'The router answered without data.', extensions: { status: 502, type: 'server_error', code: 'bad_gateway' } }] } as never;

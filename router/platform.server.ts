@@ -145,9 +145,7 @@ export function restOverRouter(parts: {
  * a second at ten clients than through Yoga (test/bench/RESULTS.md, 2026-11-28 21:10–21:55).
  */
 export function restFastPath(run: DirectOperation): DirectRouterCall {
-  return async (operation, request) => {
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => (headers[name] = value));
+  return async (operation, request, headers) => {
     const ran = await run({ params: operation, headers, request });
     if (!ran) return undefined;
     const { result } = ran;

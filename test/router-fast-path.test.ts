@@ -184,10 +184,14 @@ describe('plain GraphQL POSTs answered without Yoga', () => {
  */
 describe("the REST layer's operations answered without Yoga", () => {
   const viaYoga = (): RouterExecutor => routerExecutor(async (request) => stack.gateway.fetch(request), 'http://router/graphql', {});
-  const viaFastPath = (): RouterExecutor => routerExecutor(async () => Promise.reject(new Error('left to Yoga')), 'http://router/graphql', { direct: restFastPath(directOperationOf(stack.gateway)!) });
+  const fastPath = () => restFastPath(directOperationOf(stack.gateway)!);
+  const viaFastPath = (): RouterExecutor => routerExecutor(async () => Promise.reject(new Error('left to Yoga')), 'http://router/graphql', { direct: fastPath() });
   const call = (query: string, variables: Record<string, unknown>, key: string | undefined) => ({ query, variables, authorization: key ? `Bearer ${key}` : null });
-  // The REST layer's requests are POSTs (Yoga refuses a mutation of any other method).
-  const post = () => new Request('http://router/graphql', { method: 'POST' });
+  // The REST layer's requests are POSTs (Yoga refuses a mutation of any other method), made with these headers.
+  const direct = (operation: ReturnType<typeof call>) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(operation.authorization ? { authorization: operation.authorization } : {}) };
+    return fastPath()(operation, new Request('http://router/graphql', { method: 'POST', headers }), headers);
+  };
   const configs = 'query ($p: Int!) { customer_profile_configs(project_id: $p) { count results { id project { name } } } }';
 
   it.each([
@@ -203,7 +207,7 @@ describe("the REST layer's operations answered without Yoga", () => {
       () => call('mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: person, content: 5) { id } }', { p: tenant.environment_id }, tenant.personal_api_key),
     ],
   ])('%s', async (_name, operation) => {
-    const taken = await restFastPath(directOperationOf(stack.gateway)!)!(operation(), post());
+    const taken = await direct(operation());
     expect(taken, 'the fast path took it').toBeDefined();
     expect(await viaFastPath()(operation())).toEqual(await viaYoga()(operation()));
   });
@@ -220,7 +224,7 @@ describe("the REST layer's operations answered without Yoga", () => {
     ['a subscription', () => call('subscription { conversation_stream(conversation: "00000000-0000-4000-8000-000000000000") { __typename } }', {}, tenant.personal_api_key)],
     ['a validation error', () => call('{ me { nope } }', {}, tenant.personal_api_key)],
   ])('leaves %s to Yoga', async (_name, operation) => {
-    expect(await restFastPath(directOperationOf(stack.gateway)!)!(operation(), post())).toBeUndefined();
+    expect(await direct(operation())).toBeUndefined();
   });
 });
 
