@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { subgraphNamed } from '../../subgraphs/index.js';
+import { migrate } from '../../subgraphs/shared/db/migrate.js';
 import { ormOptions } from '../../subgraphs/shared/db/orm.js';
+import { createLogger } from '../../subgraphs/shared/logger.js';
 import { projectsFacade, type BootstrapResult } from '../../subgraphs/projects/facade.js';
 import { MembershipService } from '../../subgraphs/projects/memberships/membership.service.js';
 import { api } from './http.js';
+
+const SILENT = createLogger('silent');
 
 export interface Tenant extends BootstrapResult {
   email: string;
@@ -21,6 +25,9 @@ export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise
     MikroORM.init(ormOptions(subgraphNamed('projects'), databaseUrl, 1)),
   ]);
   try {
+    // The run's database is migrated by the first stack a suite starts; a suite that seeds before
+    // starting one (or starts none) would otherwise find no tables, depending on the suites' order.
+    await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
     const result = await projectsFacade.bootstrap(
       { accounts: accounts.em.fork(), projects: projects.em.fork() },
       { email, password: 'correct horse battery staple', organization: `${label} organization ${randomBytes(3).toString('hex')}` },
