@@ -9,6 +9,8 @@ import { MembershipService } from '../../subgraphs/projects/memberships/membersh
 import { api } from './http.js';
 
 const SILENT = createLogger('silent');
+/** Databases whose accounts and projects schemas this process has seen migrated: once is enough. */
+const migrated = new Set<string>();
 
 export interface Tenant extends BootstrapResult {
   email: string;
@@ -27,7 +29,10 @@ export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise
   try {
     // The run's database is migrated by the first stack a suite starts; a suite that seeds before
     // starting one (or starts none) would otherwise find no tables, depending on the suites' order.
-    await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
+    if (!migrated.has(databaseUrl)) {
+      await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
+      migrated.add(databaseUrl);
+    }
     const result = await projectsFacade.bootstrap(
       { accounts: accounts.em.fork(), projects: projects.em.fork() },
       { email, password: 'correct horse battery staple', organization: `${label} organization ${randomBytes(3).toString('hex')}` },
