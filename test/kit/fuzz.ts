@@ -96,11 +96,12 @@ function concretePath(world: FuzzWorld, operation: Operation, ids: 'world' | 'ow
 
 /**
  * A value of the wrong JSON type for a field of this schema, one no lenient parser takes for the
- * right one (no numeric strings for numbers, no "true" for booleans, no numbers for strings).
+ * right one (no numeric strings for numbers, no "true" or "F" for booleans, no numbers for strings).
  */
 function wrongValue(schema: Json): fc.Arbitrary<unknown> | undefined {
   const object = fc.dictionary(fc.string({ maxLength: 6 }), fc.integer(), { minKeys: 1, maxKeys: 3 });
-  const words = fc.string({ minLength: 1, maxLength: 12 }).filter((text) => !/^\s*[-+]?[\d.e]*\s*$/i.test(text) && !/^(true|false|yes|no|on|off|null)$/i.test(text.trim()));
+  // Django REST framework's booleans include the single letters t/f/y/n (rest-compat/body-types.ts).
+  const words = fc.string({ minLength: 1, maxLength: 12 }).filter((text) => !/^\s*[-+]?[\d.e]*\s*$/i.test(text) && !/^(true|false|yes|no|on|off|null|[tfyn])$/i.test(text.trim()));
   if (schema.enum) return fc.string({ minLength: 1, maxLength: 12 }).filter((value) => !schema.enum.includes(value));
   switch (schema.type) {
     case 'integer':
