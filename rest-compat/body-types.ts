@@ -2,6 +2,7 @@ import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, Grap
 import { ValidationError } from '../subgraphs/shared/errors.js';
 
 const TRUE = new Set<unknown>([true, 1, 'true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1', 't', 'T', 'y', 'Y']);
+const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 const FALSE = new Set<unknown>([false, 0, 'false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0', 'f', 'F', 'n', 'N']);
 
 /**
@@ -71,7 +72,8 @@ function coerce(attr: string, type: GraphQLInputType, value: unknown): unknown {
     return number;
   }
   if (named === GraphQLFloat) {
-    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    // Python's float() reads decimals only: Number('0x10') would be 16 where DRF refuses it.
+    const number = typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value;
     if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', attr);
     return number;
   }
