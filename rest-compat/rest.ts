@@ -24,6 +24,7 @@ import { KEY_PARAMETER } from '../subgraphs/shared/auth/key-parameter.js';
 import { typedBody, typedQuery } from './body-types.js';
 import { namingKeySource, restCredential, type KeySource } from './personal-key.js';
 import { serveDocs } from './docs.js';
+import { bindCurrent } from './current-placement.js';
 import { errorResponse } from './errors.js';
 import { withBodyFields } from './body-fields.js';
 import type { RouterSubscriber } from './executors.js';
@@ -185,24 +186,24 @@ export function createRest(options: RestOptions): RestLayer {
   }
 
   /** A matched (or refused) request answered: its body read and typed, then SOFA, or a stream. */
-  async function answerRoute(request: Request, url: URL, match: Match): Promise<Response> {
-    if (match.kind === 'not_found') return fail(new NotFoundError());
-    if (match.kind === 'method_not_allowed') {
-      return fail(new MethodNotAllowedError(request.method), { allow: withImplicitMethods(match.allowed).join(', ') });
+  async function answerRoute(request: Request, url: URL, found: Match): Promise<Response> {
+    if (found.kind === 'not_found') return fail(new NotFoundError());
+    if (found.kind === 'method_not_allowed') {
+      return fail(new MethodNotAllowedError(request.method), { allow: withImplicitMethods(found.allowed).join(', ') });
     }
-    let body = await readBody(request, match.route.method);
-    if (body instanceof BodyRefusal) return refusedFirst(request, url, match.route.field, body);
-    let query: URLSearchParams;
-    try {
-      if (body) body = typedBody(schema, match.route.field, body, [...match.route.path.matchAll(/:([a-z_]+)/g)].map((found) => found[1]!));
-      query = typedQuery(schema, match.route.field, pagingQuery(url.searchParams, match.query, match.route.ownLimit === true));
-    } catch (error) {
-      if (error instanceof ValidationError) return fail(error);
-      throw error;
-    }
+    const { route } = found;
+    const read = await readBody(request, route.method);
+    if (read instanceof BodyRefusal) return refusedFirst(request, url, route.field, read);
+    const body = validated(() => read && typedBody(schema, route.field, read, [...route.path.matchAll(/:([a-z_]+)/g)].map((param) => param[1]!)));
+    if (body instanceof Response) return body;
     const { authorization, source } = restCredential(request.headers, body, url.searchParams);
     const throttled = await throttledOutside(authorization, source);
     if (throttled) return throttled;
+    // `@current` is bound before the query string is read: an alias passes some path ids in it.
+    const match = await bindCurrent(found, options.execute, authorization);
+    if (match instanceof Response) return namingKeySource(match, source);
+    const query = validated(() => typedQuery(schema, route.field, pagingQuery(url.searchParams, match.query, route.ownLimit === true)));
+    if (query instanceof Response) return query;
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options, authorization);
     }
@@ -279,6 +280,16 @@ function withParams(request: Request, match: Extract<Match, { kind: 'route' }>):
     if (!Object.hasOwn(match.query, name)) Object.defineProperty(params, name, { get: () => decodeURIComponent(value), enumerable: true });
   }
   return Object.defineProperty(request, 'params', { value: params });
+}
+
+/** What `read` returns, or the 400 of the ValidationError it throws. */
+function validated<T>(read: () => T): T | Response {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ValidationError) return fail(error);
+    throw error;
+  }
 }
 
 function fail(error: AppError, headers: Record<string, string> = {}): Response {

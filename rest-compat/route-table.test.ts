@@ -25,6 +25,24 @@ describe(RouteMatcher.name, () => {
     expect(matcher.match('GET', '/environments/12//customer_profile_configs/')).toEqual({ kind: 'not_found' });
   });
 
+  it('takes `@current` for an organization, project or environment id, and says what it names there', () => {
+    expect(matcher.match('GET', '/environments/@current/customer_profile_configs/')).toMatchObject({
+      kind: 'route',
+      params: { project_id: '@current' },
+      placements: { project_id: 'environment' },
+    });
+    expect(matcher.match('GET', '/projects/@current/environments/@current/')).toMatchObject({
+      kind: 'route',
+      route: { field: 'Query.environment' },
+      query: { project_id: '@current' },
+      placements: { project_id: 'project', id: 'environment' },
+    });
+    expect(matcher.match('GET', '/organizations/@current/projects/@current/')).toMatchObject({ placements: { organization_id: 'organization', id: 'project' } });
+    // Only in those places: elsewhere it is no integer id.
+    expect(matcher.match('GET', '/environments/1/endpoints/x/versions/@current/')).toEqual({ kind: 'not_found' });
+    expect(matcher.match('GET', '/environments/@currentx/customer_profile_configs/')).toEqual({ kind: 'not_found' });
+  });
+
   it('finds every route of the table on its own path and on each alias', () => {
     for (const route of routes) {
       for (const path of [route.path, ...(route.aliases ?? [])]) {

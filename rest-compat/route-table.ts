@@ -44,8 +44,23 @@ export type EventStreamHandler = (
   authorization: string | null,
 ) => Promise<Response>;
 
-/** Path parameters that are integer ids: anything else in their place is an unknown path (404). */
+/** Path parameters that are integer ids: anything else in their place (but `@current`, where it may stand) is an unknown path (404). */
 const INTEGER_PARAMS = ['project_id'];
+
+/**
+ * What `@current` names in a path, by the segment before the parameter: PostHog takes it, in
+ * place of an organization, project or environment id, for the caller's user's current one.
+ */
+const CURRENT_OF: Record<string, PlacementKind> = { organizations: 'organization', projects: 'project', environments: 'environment' };
+
+export type PlacementKind = 'organization' | 'project' | 'environment';
+
+/** What `@current` names for a parameter of a path (`:name` or OpenAPI's `{name}`), if it may be one. */
+export function placementKind(path: string, name: string): PlacementKind | undefined {
+  const parts = path.split('/');
+  const index = parts.findIndex((part) => part === `:${name}` || part === `{${name}}`);
+  return index > 0 ? CURRENT_OF[parts[index - 1]!] : undefined;
+}
 
 /** Integer path ids are PostgreSQL `integer`s: a larger number names nothing that exists. */
 const MAX_INTEGER_ID = 2_147_483_647;
@@ -55,6 +70,8 @@ interface CompiledPath {
   pattern: RegExp;
   names: string[];
   integers: Set<string>;
+  /** The parameters that may be `@current`, and what it names in each. */
+  placements: Record<string, PlacementKind>;
   /** A `1` per fixed segment and a `0` per parameter: of two paths that match, the higher is the more specific. */
   rank: string;
   /** The path's first segment (`:name` for a parameter). */
@@ -73,6 +90,8 @@ export type Match =
       query: Record<string, string>;
       /** Every path parameter of the request. */
       params: Record<string, string>;
+      /** The parameters that may be `@current`, and what it names in each. */
+      placements: Record<string, PlacementKind>;
     }
   | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
   | { kind: 'not_found' };
@@ -109,7 +128,7 @@ export class RouteMatcher {
   match(method: string, path: string): Match {
     let best: { rank: string; allowed: HttpMethod[]; found?: Match } | undefined;
     const segments = segmentCount(path);
-    for (const { route, pattern, names, integers, rank } of this.byShape.get(shapeKey(firstSegment(path), segments)) ?? this.anyFirst.get(segments) ?? []) {
+    for (const { route, pattern, names, integers, placements, rank } of this.byShape.get(shapeKey(firstSegment(path), segments)) ?? this.anyFirst.get(segments) ?? []) {
       const found = pattern.exec(path);
       if (!found) continue;
       const values = Object.fromEntries(names.map((name, index) => [name, found[index + 1]!]));
@@ -118,27 +137,41 @@ export class RouteMatcher {
       if (!best || rank > best.rank) best = { rank, allowed: [] };
       best.allowed.push(route.method);
       if (route.method !== method || best.found) continue;
-      const query = Object.fromEntries(Object.entries(values).filter(([name]) => !route.path.includes(`:${name}`)));
-      best.found = { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query, params: values };
+      best.found = boundRoute(route, values, placements);
     }
     if (!best) return { kind: 'not_found' };
     return best.found ?? { kind: 'method_not_allowed', allowed: [...new Set(best.allowed)] };
   }
 }
 
+/** The route with these parameter values: the path SOFA serves it on, and an alias's extra parameters as its query. */
+export function boundRoute(route: RestRoute, values: Record<string, string>, placements: Record<string, PlacementKind>): Extract<Match, { kind: 'route' }> {
+  const query = Object.fromEntries(Object.entries(values).filter(([name]) => !route.path.includes(`:${name}`)));
+  return { kind: 'route', route, path: route.path.replace(/:([a-z_]+)/g, (_, name: string) => values[name]!), query, params: values, placements };
+}
+
 function compile(route: RestRoute, path: string): CompiledPath {
   const integers = new Set([...INTEGER_PARAMS, ...(route.integerParams ?? [])]);
   const names: string[] = [];
-  const source = path.replace(/:([a-z_]+)/g, (_, name: string) => {
-    names.push(name);
-    return integers.has(name) ? '(\\d{1,10})' : '([^/]+)';
-  });
+  const placements: Record<string, PlacementKind> = {};
+  const source = path
+    .split('/')
+    .map((part) => {
+      if (!part.startsWith(':')) return part;
+      const name = part.slice(1);
+      names.push(name);
+      const kind = placementKind(path, name);
+      if (kind) placements[name] = kind;
+      if (!integers.has(name)) return '([^/]+)';
+      return kind ? '(\\d{1,10}|@current)' : '(\\d{1,10})';
+    })
+    .join('/');
   const rank = path
     .split('/')
     .filter(Boolean)
     .map((segment) => (segment.startsWith(':') ? '0' : '1'))
     .join('');
-  return { route, names, integers, rank, first: firstSegment(path), segments: segmentCount(path), pattern: new RegExp(`^${source}/?$`) };
+  return { route, names, integers, placements, rank, first: firstSegment(path), segments: segmentCount(path), pattern: new RegExp(`^${source}/?$`) };
 }
 
 function shapeKey(first: string, segments: number): string {

@@ -1,5 +1,5 @@
 import { errorResponses, type ErrorStatus, type OpenApiObject } from '../../subgraphs/shared/openapi/openapi.errors.js';
-import type { RestRoute } from '../route-table.js';
+import { placementKind, type RestRoute } from '../route-table.js';
 import { operationIdOf, tagOf } from './openapi.naming.js';
 
 /** PostHog's name for the personal API key scheme. */
@@ -22,7 +22,7 @@ export function restOperation(sofa: OpenApiObject, route: RestRoute, path: strin
   const pathNames = [...path.matchAll(/\{([a-z_]+)\}/g)].map((found) => found[1]!);
   const sofaParameters: OpenApiObject[] = sofa.parameters ?? [];
   const parameters = [
-    ...pathNames.map((name) => pathParameter(name, route, sofaParameters.find((parameter) => parameter.name === name))),
+    ...pathNames.map((name) => pathParameter(name, path, route, sofaParameters.find((parameter) => parameter.name === name))),
     // A GET's and a DELETE's arguments come in the query string, the others' in the body only.
     ...(method === 'get' || method === 'delete' ? sofaParameters.filter((parameter) => parameter.in === 'query' && !pathNames.includes(parameter.name)) : []),
   ];
@@ -48,10 +48,12 @@ export function restOperation(sofa: OpenApiObject, route: RestRoute, path: strin
   };
 }
 
-function pathParameter(name: string, route: RestRoute, fromSofa: OpenApiObject | undefined): OpenApiObject {
+function pathParameter(name: string, path: string, route: RestRoute, fromSofa: OpenApiObject | undefined): OpenApiObject {
   const integer = name === 'project_id' || (route.integerParams ?? []).includes(name);
   const schema = fromSofa?.schema ?? (integer ? { type: 'integer', format: 'int32' } : { type: 'string' });
-  return { name, in: 'path', required: true, schema, ...(fromSofa?.description ? { description: fromSofa.description } : {}) };
+  const kind = placementKind(path, name);
+  const description = [fromSofa?.description, kind && `\`@current\` names the caller's current ${kind}.`].filter(Boolean).join(' ');
+  return { name, in: 'path', required: true, schema, ...(description ? { description } : {}) };
 }
 
 /** SOFA's body without the path's arguments (the path carries them); none when nothing is left. */

@@ -6,9 +6,9 @@ import { placeEnvironments, reachEnvironment } from './environments/environment-
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
 import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
 import { environmentOverview, type EnvironmentOverview } from './settings/environment-overview.js';
-import { UserPlacementService, type CurrentPlacement } from './users/user-placement.service.js';
+import { UserPlacementService, type CurrentPlacement, type ResolvedPlacement } from './users/user-placement.service.js';
 
-export type { BootstrapInput, BootstrapResult, CurrentPlacement, EnvironmentOverview, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
+export type { BootstrapInput, BootstrapResult, CurrentPlacement, ResolvedPlacement, EnvironmentOverview, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
@@ -43,6 +43,9 @@ export const projectsFacade = {
   /** A user's new current organization (one they belong to, else 400) and its first environment. */
   chooseCurrentOrganization: (em: EntityManager, userId: number, organizationId: string): Promise<CurrentPlacement> =>
     new UserPlacementService(em).chooseOrganization(userId, organizationId),
+
+  /** A user's current organization, project and environment, as their account shows them (fallbacks applied). */
+  currentPlacement: (em: EntityManager, userId: number, stored: CurrentPlacement): Promise<ResolvedPlacement> => new UserPlacementService(em).current(userId, stored),
 
   /** A user's new current environment (in one of their organizations, else 400) and its organization. */
   chooseCurrentTeam: (em: EntityManager, userId: number, teamId: string): Promise<CurrentPlacement> =>

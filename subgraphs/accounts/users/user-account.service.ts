@@ -10,9 +10,10 @@ import { announceMail } from '../mail/mail.outbox.js';
 import { TotpDevice } from '../two-factor/totp-device.entity.js';
 import { recentFailures, recordFailure, refuseWhileLocked } from './credential-lockout.js';
 import { hashPassword, verifyPassword } from './password.js';
+import type { CurrentPlacementRecord } from './current-placement.record.js';
 import type { UpdateUserArgs } from './user-account.inputs.js';
 import type { UserAccountRecord } from './user-account.record.js';
-import { isStaff, reachUser } from './user-access.js';
+import { isStaff, ME, reachUser } from './user-access.js';
 import { EVENTS_COLUMN_DEFAULT, newPassword, normalizedEmail, NOTIFICATION_DEFAULTS, profilePatch } from './user-profile.rules.js';
 import { User } from './user.entity.js';
 
@@ -26,6 +27,13 @@ export class UserAccountService {
 
   async get(actor: Actor, uuid: string): Promise<UserAccountRecord> {
     return this.record(this.em, await reachUser(this.em, actor, uuid));
+  }
+
+  /** The caller's current organization and environment, falling back as the account shows them. */
+  async currentPlacement(actor: Actor): Promise<CurrentPlacementRecord> {
+    const user = await reachUser(this.em, actor, ME);
+    const current = await projectsFacade.currentPlacement(this.em, user.id, { organization_id: user.current_organization_id, team_id: user.current_team_id });
+    return { organization_id: current.organization_id, project_id: current.project_id, environment_id: current.team_id };
   }
 
   /**

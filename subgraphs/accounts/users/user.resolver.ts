@@ -1,6 +1,7 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { requireUserId } from '../../shared/auth/access.js';
 import type { SubgraphContext } from '../../shared/context.js';
+import { CurrentPlacementRecord } from './current-placement.record.js';
 import { UpdateUserArgs, UserArgs } from './user-account.inputs.js';
 import { UserAccountRecord } from './user-account.record.js';
 import { UserAccountService } from './user-account.service.js';
@@ -15,6 +16,16 @@ export class UserResolver {
   me(@Ctx() context: SubgraphContext): Promise<UserAccountRecord> {
     requireUserId(context.actor);
     return service(context).get(context.actor, ME);
+  }
+
+  /**
+   * Any key of a user may ask, as PostHog resolves `@current` in a path for any key: the ids say
+   * only where the user works, and the operation on them checks its own scope and access.
+   */
+  @Authorized()
+  @Query(() => CurrentPlacementRecord, { description: "Where the caller's user works now: what `@current` names in a REST path." })
+  current_placement(@Ctx() context: SubgraphContext): Promise<CurrentPlacementRecord> {
+    return service(context).currentPlacement(context.actor);
   }
 
   @Authorized('user:read')

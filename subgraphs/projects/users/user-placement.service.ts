@@ -10,6 +10,11 @@ export interface CurrentPlacement {
   team_id: number | null;
 }
 
+/** A placement with its environment's project: what `@current` names in each kind of path. */
+export interface ResolvedPlacement extends CurrentPlacement {
+  project_id: number | null;
+}
+
 /**
  * A user's organizations and current place in them, as their account shows it. Plain SQL on the
  * projects schema, so the accounts subgraph can check a new choice through the facade.
@@ -39,6 +44,13 @@ export class UserPlacementService {
     const team = stored.team_id === null ? undefined : (await placeEnvironments(this.em, [stored.team_id])).get(stored.team_id);
     if (team?.organization_id === organization.id) return { organization, team_id: team.id };
     return { organization, team_id: await this.firstEnvironment(organization.id) };
+  }
+
+  /** The placement `resolve` falls back to, with the environment's project. */
+  async current(userId: number, stored: CurrentPlacement): Promise<ResolvedPlacement> {
+    const { organization, team_id } = await this.resolve(userId, stored);
+    const team = team_id === null ? undefined : (await placeEnvironments(this.em, [team_id])).get(team_id);
+    return { organization_id: organization?.id ?? null, project_id: team?.project_id ?? null, team_id: team?.id ?? null };
   }
 
   /** A new current organization: one the user belongs to; its first environment becomes current too. */
