@@ -70,7 +70,9 @@ function pathValue(world: FuzzWorld, name: string, type: string, onlyOwn: boolea
   }
   const missing = type === 'integer' ? fc.integer({ min: 1_000_000, max: 2_000_000_000 }).map(String) : uuid;
   if (onlyOwn) return own.length ? fc.constantFrom(...own) : missing;
-  return fc.oneof({ arbitrary: own.length ? fc.constantFrom(...own) : missing, weight: 4 }, ...(other.length ? [fc.constantFrom(...other)] : []), missing, junk);
+  // `@current` names the caller's own placement, whichever key calls: never where only the tenant's ids may go.
+  const current = ['organization_id', 'source_organization_id', 'project_id'].includes(name) ? [fc.constant('@current')] : [];
+  return fc.oneof({ arbitrary: own.length ? fc.constantFrom(...own) : missing, weight: 4 }, ...(other.length ? [fc.constantFrom(...other)] : []), ...current, missing, junk);
 }
 
 function queryValue(type: string): fc.Arbitrary<string> {
