@@ -2,8 +2,9 @@ import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, Grap
 import { ValidationError } from '../subgraphs/shared/errors.js';
 
 const TRUE = new Set<unknown>([true, 1, 'true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1', 't', 'T', 'y', 'Y']);
-const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 const FALSE = new Set<unknown>([false, 0, 'false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0', 'f', 'F', 'n', 'N']);
+/** A decimal number as Python's float() reads one (ASCII digits, `_` between them); not `inf` or `nan`. */
+const DECIMAL = /^[ \t\n\r\f\v]*[-+]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[-+]?\d+(_\d+)*)?[ \t\n\r\f\v]*$/i;
 
 /**
  * A REST body's scalar fields in the types of the operation's arguments, as Django REST framework
@@ -72,8 +73,9 @@ function coerce(attr: string, type: GraphQLInputType, value: unknown): unknown {
     return number;
   }
   if (named === GraphQLFloat) {
-    // Python's float() reads decimals only: Number('0x10') would be 16 where DRF refuses it.
-    const number = typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value;
+    // Python's float() reads decimals only: Number('0x10') would be 16 where DRF refuses it. Values
+    // that are not finite are refused on purpose: GraphQL's Float has none.
+    const number = typeof value === 'string' && DECIMAL.test(value) ? Number(value.replaceAll('_', '')) : value;
     if (typeof number !== 'number' || !Number.isFinite(number)) throw new ValidationError('A valid number is required.', attr);
     return number;
   }

@@ -1,11 +1,9 @@
 import type { ExecutionResult } from 'graphql';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
 import { contractResponse } from './errors.js';
-import { boundRoute, type Match, type PlacementKind } from './route-table.js';
+import { boundRoute, isCurrent, type Match, type PlacementKind } from './route-table.js';
+import type { Logger } from '../subgraphs/shared/logger.js';
 import type { RouterExecutor } from './rest.js';
-
-/** The path id PostHog reads as the caller's user's current organization, project or environment. */
-export const CURRENT = '@current';
 
 const QUERY = 'query CurrentPlacement { current_placement { organization_id project_id environment_id } }';
 
@@ -27,16 +25,20 @@ const idOf: Record<PlacementKind, (placement: Placement) => string | number | nu
  * question is the answer; a user placed nowhere (no organization, or none of its environments
  * left) finds nothing: 404. The operation then checks its own scope and access on the ids.
  */
-export async function bindCurrent(match: Extract<Match, { kind: 'route' }>, execute: RouterExecutor, authorization: string | null): Promise<Extract<Match, { kind: 'route' }> | Response> {
-  const named = Object.entries(match.placements).filter(([name]) => match.params[name] === CURRENT);
+export async function bindCurrent(
+  match: Extract<Match, { kind: 'route' }>,
+  { execute, log }: { execute: RouterExecutor; log: Logger },
+  authorization: string | null,
+): Promise<Extract<Match, { kind: 'route' }> | Response> {
+  const named = Object.entries(match.placements).filter(([name]) => isCurrent(match.params[name]));
   if (named.length === 0) return match;
   const result = (await execute({ query: QUERY, variables: {}, authorization })) as ExecutionResult<{ current_placement: Placement | null }>;
   const placement = result.data?.current_placement;
-  if (!placement) return contractResponse(result.errors?.[0] ?? new NotFoundError());
+  if (!placement) return contractResponse(result.errors?.[0] ?? new NotFoundError(), log, result.errors);
   const values = { ...match.params };
   for (const [name, kind] of named) {
     const id = idOf[kind](placement);
-    if (id === null) return contractResponse(new NotFoundError());
+    if (id === null) return contractResponse(new NotFoundError(), log);
     values[name] = String(id);
   }
   return boundRoute(match.route, values, match.placements);

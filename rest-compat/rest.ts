@@ -8,7 +8,6 @@ import {
   NotFoundError,
   NOT_UTF8,
   ParseError,
-  retryAfterHeader,
   SERVER_ERROR_BODY,
   ThrottledError,
   ValidationError,
@@ -25,7 +24,7 @@ import { typedBody, typedQuery } from './body-types.js';
 import { namingKeySource, restCredential, type KeySource } from './personal-key.js';
 import { serveDocs } from './docs.js';
 import { bindCurrent } from './current-placement.js';
-import { errorResponse } from './errors.js';
+import { contractResponse, errorResponse } from './errors.js';
 import { withBodyFields } from './body-fields.js';
 import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
@@ -125,11 +124,7 @@ export function createRest(options: RestOptions): RestLayer {
         absolutizeRecordUrls(result, args.contextValue.publicUrl);
         return result;
       }) as never,
-      errorHandler: (errors) => {
-        const { status, body } = contractError(errors[0] ?? { message: SERVER_ERROR_BODY.detail });
-        if (status >= 500) options.log.error({ errors }, 'REST operation failed');
-        return errorResponse(status, body, retryAfterHeader(errors[0])) as never;
-      },
+      errorHandler: (errors) => contractResponse(errors[0] ?? { message: SERVER_ERROR_BODY.detail }, options.log, errors) as never,
       openAPI: {
         info: {
           title: 'Analytics Platform Management API',
@@ -199,8 +194,9 @@ export function createRest(options: RestOptions): RestLayer {
     const { authorization, source } = restCredential(request.headers, body, url.searchParams);
     const throttled = await throttledOutside(authorization, source);
     if (throttled) return throttled;
-    // `@current` is bound before the query string is read: an alias passes some path ids in it.
-    const match = await bindCurrent(found, options.execute, authorization);
+    // The query string is typed once the key has been throttled (DRF throttles before a view reads
+    // it) and `@current` bound: an alias passes some path ids in it.
+    const match = await bindCurrent(found, options, authorization);
     if (match instanceof Response) return namingKeySource(match, source);
     const query = validated(() => typedQuery(schema, route.field, pagingQuery(url.searchParams, match.query, route.ownLimit === true)));
     if (query instanceof Response) return query;
@@ -224,7 +220,7 @@ export function createRest(options: RestOptions): RestLayer {
     const verdict = await options.throttle(authorization);
     if (verdict.allowed) return undefined;
     const throttled = new ThrottledError(verdict.retryAfterSeconds);
-    return fail(throttled, retryAfterHeader(throttled));
+    return contractResponse(throttled, options.log);
   }
 
   /**

@@ -38,6 +38,8 @@ describe(RouteMatcher.name, () => {
       placements: { project_id: 'project', id: 'environment' },
     });
     expect(matcher.match('GET', '/organizations/@current/projects/@current/')).toMatchObject({ placements: { organization_id: 'organization', id: 'project' } });
+    // As a client that encodes path parameters sends it (openapi-fetch does).
+    expect(matcher.match('GET', '/environments/%40current/')).toMatchObject({ kind: 'route', params: { id: '%40current' }, placements: { id: 'environment' } });
     // Only in those places: elsewhere it is no integer id.
     expect(matcher.match('GET', '/environments/1/endpoints/x/versions/@current/')).toEqual({ kind: 'not_found' });
     expect(matcher.match('GET', '/environments/@currentx/customer_profile_configs/')).toEqual({ kind: 'not_found' });

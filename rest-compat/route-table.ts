@@ -51,15 +51,27 @@ const INTEGER_PARAMS = ['project_id'];
  * What `@current` names in a path, by the segment before the parameter: PostHog takes it, in
  * place of an organization, project or environment id, for the caller's user's current one.
  */
-const CURRENT_OF: Record<string, PlacementKind> = { organizations: 'organization', projects: 'project', environments: 'environment' };
+const CURRENT_OF = new Map<string, PlacementKind>([
+  ['organizations', 'organization'],
+  ['projects', 'project'],
+  ['environments', 'environment'],
+]);
 
 export type PlacementKind = 'organization' | 'project' | 'environment';
+
+/** The path id PostHog reads as the caller's user's current organization, project or environment. */
+export const CURRENT = '@current';
+
+/** Whether a raw path segment is `@current`, as clients that encode path parameters send it too (`%40current`). */
+export function isCurrent(segment: string | undefined): boolean {
+  return segment === CURRENT || segment === '%40current';
+}
 
 /** What `@current` names for a parameter of a path (`:name` or OpenAPI's `{name}`), if it may be one. */
 export function placementKind(path: string, name: string): PlacementKind | undefined {
   const parts = path.split('/');
   const index = parts.findIndex((part) => part === `:${name}` || part === `{${name}}`);
-  return index > 0 ? CURRENT_OF[parts[index - 1]!] : undefined;
+  return index > 0 ? CURRENT_OF.get(parts[index - 1]!) : undefined;
 }
 
 /** Integer path ids are PostgreSQL `integer`s: a larger number names nothing that exists. */
@@ -163,7 +175,7 @@ function compile(route: RestRoute, path: string): CompiledPath {
       const kind = placementKind(path, name);
       if (kind) placements[name] = kind;
       if (!integers.has(name)) return '([^/]+)';
-      return kind ? '(\\d{1,10}|@current)' : '(\\d{1,10})';
+      return kind ? '(\\d{1,10}|@current|%40current)' : '(\\d{1,10})';
     })
     .join('/');
   const rank = path

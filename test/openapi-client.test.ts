@@ -31,6 +31,7 @@ export async function scenario(baseUrl: string, key: string, projectId: number) 
   const patched = await client.PATCH('/api/environments/{project_id}/customer_profile_configs/{id}/', { params: { path: { ...path, id } }, body: { sidebar: { open: true } } });
   const listed = await client.GET('/api/environments/{project_id}/customer_profile_configs/', { params: { path, query: { limit: 10 } } });
   const events = await client.GET('/api/projects/{project_id}/events/', { params: { path } });
+  const current = await client.GET('/api/environments/{project_id}/customer_profile_configs/', { params: { path: { project_id: '@current' } } });
   const deleted = await client.DELETE('/api/environments/{project_id}/customer_profile_configs/{id}/', { params: { path: { ...path, id } } });
   const gone = await client.GET('/api/environments/{project_id}/customer_profile_configs/{id}/', { params: { path: { ...path, id } } });
   const anonymous = await createClient<paths>({ baseUrl }).GET('/api/personal_api_keys/');
@@ -45,6 +46,7 @@ export async function scenario(baseUrl: string, key: string, projectId: number) 
     patched: { status: patched.response.status, sidebar: patched.data?.sidebar },
     listed: { status: listed.response.status, count: listed.data?.count },
     events: { status: events.response.status, results: events.data?.results.length },
+    current: { status: current.response.status, count: current.data?.count },
     deleted: { status: deleted.response.status },
     gone: { status: gone.response.status, error: notFound },
     anonymous: { status: anonymous.response.status, code: unauthenticated },
@@ -83,7 +85,7 @@ describe('a typed client generated from /api/schema/ (openapi-typescript, openap
   it('type-checks calls written against the generated paths, and refuses wrong ones', () => {
     expect(diagnostics('scenario.ts', SCENARIO)).toEqual([]);
     const wrongId = SCENARIO.replace("const path = { project_id: projectId };", "const path = { project_id: 'one' };");
-    expect(diagnostics('wrong-id.ts', wrongId).join(' ')).toMatch(/not assignable to type 'number'/);
+    expect(diagnostics('wrong-id.ts', wrongId).join(' ')).toMatch(/not assignable to type 'number \| "@current"'/);
     const unknownPath = SCENARIO.replace("'/api/personal_api_keys/'", "'/api/personal_api_key/'");
     expect(diagnostics('unknown-path.ts', unknownPath)).not.toEqual([]);
   });
@@ -101,6 +103,7 @@ describe('a typed client generated from /api/schema/ (openapi-typescript, openap
       patched: { status: 200, sidebar: { open: true } },
       listed: { status: 200, count: 1 },
       events: { status: 200, results: 0 },
+      current: { status: 200, count: 1 },
       deleted: { status: 204 },
       gone: { status: 404, error: { type: 'invalid_request', code: 'not_found', detail: expect.any(String), attr: null } },
       anonymous: { status: 401, code: 'not_authenticated' },

@@ -38,15 +38,16 @@ describe('REST body field types', () => {
     expect((await patchProject({ week_start_day: 1.5 })).body).toMatchObject({ attr: 'week_start_day' });
   });
 
-  it('reads numbers from decimal strings only, as Python\'s float() does', async () => {
+  it('reads numbers from decimal strings only, as Python\'s float() does, and refuses what is not finite', async () => {
     const create = (cache_age_seconds: unknown) => api(stack.url, 'POST', `/api/environments/${owner.environment_id}/endpoints/`, { key: owner.personal_api_key, body: { name: `float_${String(cache_age_seconds).replace(/\W/g, '_')}`, query: { kind: 'HogQLQuery', query: 'select 1' }, cache_age_seconds } });
-    for (const refused of ['0x12C', '0b101', 'Infinity', '1_000', '']) {
+    for (const refused of ['0x12C', '0b101', 'Infinity', 'nan', '1__000', '_1000', '\ufeff400', '']) {
       const answer = await create(refused);
       expect([answer.status, answer.body.attr, answer.body.detail], refused).toEqual([400, 'cache_age_seconds', 'A valid number is required.']);
     }
     const created = await create(' 3.6e2 ');
     expect(created.status, created.text).toBe(201);
     expect(created.body.cache_age_seconds).toBe(360);
+    expect((await create('1_000')).body.cache_age_seconds).toBe(1000);
   });
 
   it('reads query-string booleans and integers the same way, with a 400 on the parameter', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sql } from './kit/db.js';
 import { api, gql } from './kit/http.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
@@ -45,6 +46,33 @@ describe('@current in REST paths', () => {
     expect((await get(owner.personal_api_key, '/api/organizations/@current/projects/@current/')).body).toMatchObject({ id: created.body.id, name: 'Second' });
     expect((await switchTo(owner, owner.environment_id)).status).toBe(200);
     expect((await get(owner.personal_api_key, '/api/environments/@current/')).body).toMatchObject({ id: owner.environment_id });
+  });
+
+  it('names the project and the environment apart where their ids differ, with the key in the query string too', async () => {
+    const owner = await tenant('current-apart');
+    // A second environment of the project: its id is no project's.
+    const [second] = await sql<{ id: number }>(
+      inject('databaseUrl'),
+      `insert into projects.environments (uuid, project_id, name, settings, api_token_hash, api_token_sealed, created_at, updated_at)
+       select gen_random_uuid(), project_id, 'Staging', settings, api_token_hash || '-staging', api_token_sealed, now(), now() from projects.environments where id = $1
+       returning id`,
+      [owner.environment_id],
+    );
+    expect(second!.id).not.toBe(owner.project_id);
+    expect((await switchTo(owner, second!.id)).status).toBe(200);
+    const key = owner.personal_api_key;
+    expect((await get(key, '/api/environments/@current/')).body).toMatchObject({ id: second!.id, project_id: owner.project_id, name: 'Staging' });
+    expect((await get(key, '/api/projects/@current/environments/@current/')).body).toMatchObject({ id: second!.id, project_id: owner.project_id });
+    expect((await get(key, '/api/organizations/@current/projects/@current/')).body).toMatchObject({ id: owner.project_id });
+    const inQuery = await get(undefined, `/api/environments/@current/?personal_api_key=${key}`);
+    expect([inQuery.status, inQuery.body.id]).toEqual([200, second!.id]);
+  });
+
+  it('finds nothing for a user placed in no organization', async () => {
+    const owner = await tenant('current-nowhere');
+    await sql(inject('databaseUrl'), 'delete from projects.memberships where user_id = (select id from accounts.users where uuid = $1)', [owner.user_uuid]);
+    const missing = await get(owner.personal_api_key, '/api/environments/@current/customer_profile_configs/');
+    expect([missing.status, missing.body.type, missing.body.code]).toEqual([404, 'invalid_request', 'not_found']);
   });
 
   it("leaves the operation's scope and errors as they are, and finds only the caller's own placement", async () => {

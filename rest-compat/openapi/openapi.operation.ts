@@ -1,5 +1,5 @@
 import { errorResponses, type ErrorStatus, type OpenApiObject } from '../../subgraphs/shared/openapi/openapi.errors.js';
-import { placementKind, type RestRoute } from '../route-table.js';
+import { CURRENT, placementKind, type RestRoute } from '../route-table.js';
 import { operationIdOf, tagOf } from './openapi.naming.js';
 
 /** PostHog's name for the personal API key scheme. */
@@ -50,9 +50,11 @@ export function restOperation(sofa: OpenApiObject, route: RestRoute, path: strin
 
 function pathParameter(name: string, path: string, route: RestRoute, fromSofa: OpenApiObject | undefined): OpenApiObject {
   const integer = name === 'project_id' || (route.integerParams ?? []).includes(name);
-  const schema = fromSofa?.schema ?? (integer ? { type: 'integer', format: 'int32' } : { type: 'string' });
+  const typed: OpenApiObject = fromSofa?.schema ?? (integer ? { type: 'integer', format: 'int32' } : { type: 'string' });
   const kind = placementKind(path, name);
-  const description = [fromSofa?.description, kind && `\`@current\` names the caller's current ${kind}.`].filter(Boolean).join(' ');
+  // An integer id's place also takes the string `@current`; a string's already does.
+  const schema = kind && typed.type === 'integer' ? { anyOf: [typed, { type: 'string', enum: [CURRENT] }] } : typed;
+  const description = [fromSofa?.description, kind && `\`${CURRENT}\` names the caller's current ${kind}.`].filter(Boolean).join(' ');
   return { name, in: 'path', required: true, schema, ...(description ? { description } : {}) };
 }
 

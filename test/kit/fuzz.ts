@@ -1,5 +1,6 @@
 import http from 'node:http';
 import fc from 'fast-check';
+import { placementKind } from '../../rest-compat/route-table.js';
 
 type Json = Record<string, any>;
 
@@ -7,7 +8,8 @@ type Json = Record<string, any>;
 export interface Operation {
   method: string;
   path: string;
-  pathParams: { name: string; type: string }[];
+  /** `current`: the parameter may be `@current`. */
+  pathParams: { name: string; type: string; current: boolean }[];
   queryParams: { name: string; type: string }[];
   body?: Json;
 }
@@ -41,7 +43,10 @@ export function operationsOf(document: Json): Operation[] {
   return Object.entries<Json>(document.paths).flatMap(([path, operations]) =>
     Object.entries<Json>(operations).map(([method, operation]) => {
       const parameters: Json[] = operation.parameters ?? [];
-      const typed = (where: string) => parameters.filter((p) => p.in === where).map((p) => ({ name: p.name as string, type: (p.schema?.type as string) ?? 'json' }));
+      // An id that may also be `@current` is `anyOf` its type and that string.
+      const typeOf = (schema: Json | undefined) => (schema?.type ?? schema?.anyOf?.[0]?.type ?? 'json') as string;
+      const typed = (where: string) =>
+        parameters.filter((p) => p.in === where).map((p) => ({ name: p.name as string, type: typeOf(p.schema), current: placementKind(path, p.name) !== undefined }));
       return { method: method.toUpperCase(), path, pathParams: typed('path'), queryParams: typed('query'), body: operation.requestBody?.content?.['application/json']?.schema };
     }),
   );
@@ -53,7 +58,7 @@ const junk = fc.oneof(fc.constantFrom(...JUNK), fc.string({ minLength: 1, maxLen
 const uuid = fc.uuid().map(String);
 
 /** A value for a path parameter: one of the tenant's, another tenant's, one that names nothing, or junk. */
-function pathValue(world: FuzzWorld, name: string, type: string, onlyOwn: boolean): fc.Arbitrary<string> {
+function pathValue(world: FuzzWorld, { name, type, current }: Operation['pathParams'][number], onlyOwn: boolean): fc.Arbitrary<string> {
   const own: string[] = [];
   const other: string[] = [];
   if (name === 'organization_id' || name === 'source_organization_id') {
@@ -71,8 +76,7 @@ function pathValue(world: FuzzWorld, name: string, type: string, onlyOwn: boolea
   const missing = type === 'integer' ? fc.integer({ min: 1_000_000, max: 2_000_000_000 }).map(String) : uuid;
   if (onlyOwn) return own.length ? fc.constantFrom(...own) : missing;
   // `@current` names the caller's own placement, whichever key calls: never where only the tenant's ids may go.
-  const current = ['organization_id', 'source_organization_id', 'project_id'].includes(name) ? [fc.constant('@current')] : [];
-  return fc.oneof({ arbitrary: own.length ? fc.constantFrom(...own) : missing, weight: 4 }, ...(other.length ? [fc.constantFrom(...other)] : []), ...current, missing, junk);
+  return fc.oneof({ arbitrary: own.length ? fc.constantFrom(...own) : missing, weight: 4 }, ...(other.length ? [fc.constantFrom(...other)] : []), ...(current ? [fc.constant('@current')] : []), missing, junk);
 }
 
 function queryValue(type: string): fc.Arbitrary<string> {
@@ -92,7 +96,7 @@ function query(params: Operation['queryParams']): fc.Arbitrary<string> {
 /** The operation's path with ids drawn from the world (`own`: the tenant's only), or junk. */
 function concretePath(world: FuzzWorld, operation: Operation, ids: 'world' | 'own' | 'junk'): fc.Arbitrary<string> {
   if (!operation.pathParams.length) return fc.constant(operation.path);
-  const values = operation.pathParams.map((param) => (ids === 'junk' ? junk : pathValue(world, param.name, param.type, ids === 'own')));
+  const values = operation.pathParams.map((param) => (ids === 'junk' ? junk : pathValue(world, param, ids === 'own')));
   return fc.tuple(...values).map((chosen) => operation.pathParams.reduce((path, param, index) => path.replace(`{${param.name}}`, chosen[index]!), operation.path));
 }
 

@@ -29,8 +29,8 @@ export class UserAccountResolver {
   })
   async team(@Root() user: UserAccountExtension, @Ctx() { actor, em }: SubgraphContext): Promise<ProjectBasicRecord | null> {
     if (actor.user?.id !== user.id || !grants(actor.scopes, 'project:read')) return null;
-    const { team_id } = await new UserPlacementService(em).resolve(user.id, current(user));
-    const row = team_id === null ? undefined : await basicEnvironmentRow(em, team_id);
+    const { team } = await new UserPlacementService(em).resolve(user.id, current(user));
+    const row = team ? await basicEnvironmentRow(em, team.id) : undefined;
     return row ? projectBasicRecord(row) : null;
   }
 

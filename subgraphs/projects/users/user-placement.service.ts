@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { ValidationError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { placeEnvironments } from '../environments/environment-placement.js';
@@ -37,19 +38,18 @@ export class UserPlacementService {
    * left gives way to the first one they belong to, and an environment outside the current
    * organization to that organization's first one.
    */
-  async resolve(userId: number, stored: CurrentPlacement): Promise<{ organization: UserOrganizationRecord | null; team_id: number | null }> {
+  async resolve(userId: number, stored: CurrentPlacement): Promise<{ organization: UserOrganizationRecord | null; team: EnvironmentPlacement | null }> {
     const organizations = await this.organizations(userId);
     const organization = organizations.find((candidate) => candidate.id === stored.organization_id) ?? organizations[0] ?? null;
-    if (!organization) return { organization: null, team_id: null };
+    if (!organization) return { organization: null, team: null };
     const team = stored.team_id === null ? undefined : (await placeEnvironments(this.em, [stored.team_id])).get(stored.team_id);
-    if (team?.organization_id === organization.id) return { organization, team_id: team.id };
-    return { organization, team_id: await this.firstEnvironment(organization.id) };
+    if (team?.organization_id === organization.id) return { organization, team };
+    return { organization, team: await this.firstEnvironment(organization.id) };
   }
 
-  /** The placement `resolve` falls back to, with the environment's project. */
+  /** The placement `resolve` falls back to, with the environment's project: what `@current` names. */
   async current(userId: number, stored: CurrentPlacement): Promise<ResolvedPlacement> {
-    const { organization, team_id } = await this.resolve(userId, stored);
-    const team = team_id === null ? undefined : (await placeEnvironments(this.em, [team_id])).get(team_id);
+    const { organization, team } = await this.resolve(userId, stored);
     return { organization_id: organization?.id ?? null, project_id: team?.project_id ?? null, team_id: team?.id ?? null };
   }
 
@@ -58,7 +58,7 @@ export class UserPlacementService {
     const attr = 'set_current_organization';
     const belongs = isUuid(organizationId) && (await this.organizations(userId)).some((organization) => organization.id === organizationId);
     if (!belongs) throw new ValidationError("Organization not found, or you don't belong to it.", attr, 'does_not_exist');
-    return { organization_id: organizationId, team_id: await this.firstEnvironment(organizationId) };
+    return { organization_id: organizationId, team_id: (await this.firstEnvironment(organizationId))?.id ?? null };
   }
 
   /** A new current environment: one in an organization the user belongs to, which becomes current too. */
@@ -72,13 +72,13 @@ export class UserPlacementService {
     return { organization_id: placement.organization_id, team_id: placement.id };
   }
 
-  private async firstEnvironment(organizationId: string): Promise<number | null> {
-    const [first] = await this.em.getConnection().execute<{ id: number }[]>(
-      `select e.id from projects.environments e
+  private async firstEnvironment(organizationId: string): Promise<EnvironmentPlacement | null> {
+    const [first] = await this.em.getConnection().execute<EnvironmentPlacement[]>(
+      `select e.id, e.project_id, p.organization_id from projects.environments e
          join projects.projects p on p.id = e.project_id and p.deleted_at is null
         where p.organization_id = ? order by e.id limit 1`,
       [organizationId],
     );
-    return first?.id ?? null;
+    return first ?? null;
   }
 }
