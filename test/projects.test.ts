@@ -79,6 +79,37 @@ describe('projects over REST', () => {
     expect([searchedPast.body.count, searchedPast.body.results]).toEqual([2, []]);
   });
 
+  it('searches as ILIKE on the name does, beyond ASCII, after a rename, and with LIKE\'s wildcards taken literally', async () => {
+    const own = await seedTenant(inject('databaseUrl'), 'folding');
+    const names = ['Ärger Tracker', 'ärger app', 'ÉCOLE web', 'école mobile', '100%_done', '100 done', 'Back\\slash'];
+    const ids: number[] = [];
+    for (const name of names) {
+      ids.push((await api(stack.url, 'POST', projects(own), { key: own.personal_api_key, body: { name } })).body.id);
+    }
+    await api(stack.url, 'PATCH', `${projects(own)}${ids[1]}/`, { key: own.personal_api_key, body: { name: 'ÄRGER renamed' } });
+    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    await client.connect();
+    try {
+      for (const search of ['ärger', 'ÄRGER', 'École', 'renamed', '%_', '0 d', '\\s', 'tracker app']) {
+        const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+        const { rows } = await client.query<{ name: string }>(
+          'select name from projects.projects where organization_id = $1 and deleted_at is null and name ilike $2 order by id desc',
+          [own.organization_id, pattern],
+        );
+        const found = await api(stack.url, 'GET', `${projects(own)}?search=${encodeURIComponent(search)}`, { key: own.personal_api_key });
+        expect([search, found.body.results.map((project: { name: string }) => project.name)]).toEqual([search, rows.map(({ name }) => name)]);
+        expect(found.body.count).toBe(rows.length);
+      }
+    } finally {
+      await client.end();
+    }
+    // Not vacuous: the folding found names whose case differs, and the wildcards only themselves.
+    const folded = await api(stack.url, 'GET', `${projects(own)}?search=ÄRGER`, { key: own.personal_api_key });
+    expect(folded.body.results.map((project: { name: string }) => project.name)).toEqual(['ÄRGER renamed', 'Ärger Tracker']);
+    const literal = await api(stack.url, 'GET', `${projects(own)}?search=${encodeURIComponent('%_')}`, { key: own.personal_api_key });
+    expect(literal.body.results.map((project: { name: string }) => project.name)).toEqual(['100%_done']);
+  });
+
   it('changes settings with project:read, validating each and logging before and after', async () => {
     const reader = await createKey(stack.url, owner.personal_api_key, ['project:read']);
     const path = `${projects(owner)}${owner.project_id}/`;

@@ -26,7 +26,8 @@ export async function listProjects(
   search: string | undefined,
   window: { limit: number; offset: number },
 ): Promise<{ rows: ProjectListRow[]; count: number }> {
-  const match = search ? `and p.name ilike ?` : '';
+  // `name ilike ?`, without folding every name (see Project.name_folded).
+  const match = search ? `and p.name_folded like lower(?)` : '';
   const params = search ? [organizationId, containsPattern(search)] : [organizationId];
   const where = `p.organization_id = ? and p.deleted_at is null ${match}`;
   // Two independent subqueries: a CTE shared by both would be materialized (every project) and sorted.
