@@ -29,13 +29,21 @@ interface Memberships {
  * can come (a router run alone without Redis, a key removed by a command-line tool), this bounds it.
  */
 export const AUTH_CACHE_MS = 1000;
+/**
+ * How old an entry may be before a request that uses it has the key looked up again in the
+ * background: a key in steady use then never waits for the lookup's two subgraph calls.
+ */
+const REFRESH_AFTER_MS = AUTH_CACHE_MS / 2;
 const MAX_CACHED_KEYS = 10_000;
 
 interface CachedKey {
   actor: Promise<Actor>;
+  /** When the lookup that answered it started, plus AUTH_CACHE_MS. */
   expires: number;
   /** The key's user once the lookup has answered (null: a key of no user); undefined while it runs. */
   userId?: number | null;
+  /** Whether a lookup to replace this entry is running. */
+  refreshing?: boolean;
 }
 
 /**
@@ -49,6 +57,7 @@ export class Authenticator {
   constructor(
     private readonly signer: ActorSigner,
     private readonly urls: { accounts: string; projects: string },
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /**
@@ -60,12 +69,36 @@ export class Authenticator {
     if (key === undefined) return Promise.resolve(ANONYMOUS);
     if (key === null) return Promise.reject(new AuthenticationFailedError());
     const cacheKey = sha256Hex(key);
-    const now = Date.now();
+    const now = this.clock();
     const hit = this.cache.get(cacheKey);
-    if (hit && hit.expires > now) return hit.actor;
+    if (hit && hit.expires > now) {
+      if (hit.expires - now <= AUTH_CACHE_MS - REFRESH_AFTER_MS) this.refresh(cacheKey, key, hit, now);
+      return hit.actor;
+    }
     const actor = this.lookup(key);
     this.remember(cacheKey, actor, now);
     return actor;
+  }
+
+  /**
+   * Looks a key in use up again before its entry expires. Requests go on with the entry meanwhile,
+   * which is never older than AUTH_CACHE_MS, as without the refresh; the answer replaces it only if
+   * nothing dropped the entry in between (a change announced for the key or its user may have come
+   * after the lookup read). A key no longer valid is dropped at once; a lookup that failed otherwise
+   * (a subgraph down) leaves the entry to expire, and the next request to try again.
+   */
+  private refresh(cacheKey: string, key: string, entry: CachedKey, now: number): void {
+    if (entry.refreshing || entry.userId === undefined) return;
+    entry.refreshing = true;
+    this.lookup(key).then(
+      (actor) => {
+        if (this.cache.get(cacheKey) === entry) this.remember(cacheKey, Promise.resolve(actor), now);
+      },
+      (error: unknown) => {
+        entry.refreshing = false;
+        if (error instanceof AuthenticationFailedError && this.cache.get(cacheKey) === entry) this.cache.delete(cacheKey);
+      },
+    );
   }
 
   /**
