@@ -56,7 +56,7 @@ export async function runPlatform(settings: Config, log: Logger, started: number
 
 async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, started: number, signals: HeldStopSignals, port: PortHold): Promise<void> {
   const signer = new ActorSigner(settings.SECRET_KEY);
-  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
+  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! }, { local: subgraphs.local });
   if (subgraphs.pubsub) await authenticator.follow(subgraphs.pubsub);
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const throttle = await configuredKeyThrottle(authenticator, settings);

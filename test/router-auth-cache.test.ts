@@ -24,10 +24,16 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** How the authenticator reaches the subgraphs: over HTTP (a router alone), or in this process (`npm start`). */
+const REACHES = ['over HTTP', 'in process'] as const;
+type Reach = (typeof REACHES)[number];
+
 /** An authenticator on the stack's real subgraphs, on a clock the test moves. */
-function authenticatorAt(clock: { now: number }): Authenticator {
+function authenticatorAt(reach: Reach, clock: { now: number }): Authenticator {
   const urls = { accounts: stack.subgraphs.urls.accounts!, projects: stack.subgraphs.urls.projects! };
-  return new Authenticator(new ActorSigner(TEST_SECRET_KEY), urls, () => clock.now);
+  const local = reach === 'in process' ? stack.subgraphs.local : {};
+  if (reach === 'in process') expect([local.accounts, local.projects].every(Boolean)).toBe(true);
+  return new Authenticator(new ActorSigner(TEST_SECRET_KEY), urls, { local, clock: () => clock.now });
 }
 
 /** Changes a key's scopes behind the platform's back: no announcement, as a command-line tool would. */
@@ -41,11 +47,11 @@ async function settle(check: () => Promise<boolean>): Promise<void> {
   for (let attempt = 0; attempt < 200 && !(await check()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-describe('the router\'s key cache', () => {
+describe.each(REACHES)('the router\'s key cache, lookups %s', (reach) => {
   it('looks a key in use up again in the background, so that a key in steady use never waits for a lookup', async () => {
     const key = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
     const clock = { now: 1_800_000_000_000 };
-    const authenticator = authenticatorAt(clock);
+    const authenticator = authenticatorAt(reach, clock);
     const header = `Bearer ${key}`;
     const first = authenticator.actorFor(header);
     expect((await first).scopes).toEqual(['project:read']);
@@ -74,10 +80,17 @@ describe('the router\'s key cache', () => {
     expect((await fresh).scopes).toEqual(['*']);
   });
 
+  it('answers an unknown key as failed authentication, and a known one with its user, scopes and memberships', async () => {
+    const authenticator = authenticatorAt(reach, { now: Date.now() });
+    await expect(authenticator.actorFor('Bearer phx_not_a_key_of_anyone_at_all_0000000000')).rejects.toBeInstanceOf(AuthenticationFailedError);
+    const actor = await authenticator.actorFor(`Bearer ${tenant.personal_api_key}`);
+    expect(actor).toMatchObject({ kind: 'personal_api_key', user: { uuid: tenant.user_uuid }, scopes: ['*'], organizations: { [tenant.organization_id]: 15 } });
+  });
+
   it('drops a key found no longer valid by the background lookup, without waiting for the entry to expire', async () => {
     const key = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
     const clock = { now: 1_800_000_000_000 };
-    const authenticator = authenticatorAt(clock);
+    const authenticator = authenticatorAt(reach, clock);
     const header = `Bearer ${key}`;
     const first = authenticator.actorFor(header);
     await first;
@@ -91,7 +104,7 @@ describe('the router\'s key cache', () => {
   it('keeps no background answer for a user announced as changed while it ran', async () => {
     const key = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
     const clock = { now: 1_800_000_000_000 };
-    const authenticator = authenticatorAt(clock);
+    const authenticator = authenticatorAt(reach, clock);
     const pubsub = new MemoryPubSub();
     await authenticator.follow(pubsub);
     const header = `Bearer ${key}`;

@@ -80,7 +80,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const log = createLogger(config.LOG_LEVEL, 'test');
   const subgraphs = await startSubgraphs(config, log);
   const signer = new ActorSigner(config.SECRET_KEY);
-  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! });
+  const authenticator = new Authenticator(signer, { accounts: subgraphs.urls.accounts!, projects: subgraphs.urls.projects! }, { local: subgraphs.local });
   await authenticator.follow(subgraphs.pubsub);
   const gateway = createGateway({ supergraph: loadSupergraph(subgraphs.urls), authenticator, signer, log, local: subgraphs.local, plugins: [useInProcessAnswers()] });
   const throttle = await configuredKeyThrottle(authenticator, config);
