@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AUTH_CACHE_MS, Authenticator } from '../router/auth.js';
+import { AUTH_CACHE_MS, Authenticator, REFRESH_AFTER_MS } from '../router/auth.js';
 import { ActorSigner, type Actor } from '../subgraphs/shared/auth/actor.js';
 import { KEY_CHANGES_TOPIC, userKeysChange } from '../subgraphs/shared/auth/key-changes.js';
 import { sha256Hex } from '../subgraphs/shared/crypto.js';
@@ -58,10 +58,10 @@ describe.each(REACHES)('the router\'s key cache, lookups %s', (reach) => {
 
     // Young entries are answered as they are, with no lookup.
     await setScopes(key, ['project:read', 'insight:read']);
-    clock.now += AUTH_CACHE_MS / 2 - 1;
+    clock.now += REFRESH_AFTER_MS - 1;
     expect(authenticator.actorFor(header)).toBe(first);
 
-    // Past half its life, a request still gets the entry at once and starts a lookup that replaces it.
+    // Past REFRESH_AFTER_MS, a request still gets the entry at once and starts a lookup that replaces it.
     clock.now += 1;
     expect(authenticator.actorFor(header)).toBe(first);
     await settle(async () => authenticator.actorFor(header) !== first);
@@ -71,7 +71,7 @@ describe.each(REACHES)('the router\'s key cache, lookups %s', (reach) => {
     // The replacement counts its life from when its lookup started: past the first entry's expiry it
     // is still answered at once, with no lookup (a change made meanwhile is not seen yet)...
     await setScopes(key, ['*']);
-    clock.now += AUTH_CACHE_MS / 2 + 1;
+    clock.now += AUTH_CACHE_MS - REFRESH_AFTER_MS + 1;
     expect(authenticator.actorFor(header)).toBe(refreshed);
     // ...and never past AUTH_CACHE_MS from then: a request after that waits for a lookup of its own.
     clock.now += AUTH_CACHE_MS;
@@ -95,7 +95,7 @@ describe.each(REACHES)('the router\'s key cache, lookups %s', (reach) => {
     const first = authenticator.actorFor(header);
     await first;
     await database.query('delete from accounts.personal_api_keys where secure_value = $1', [`sha256$${sha256Hex(key)}`]);
-    clock.now += AUTH_CACHE_MS / 2;
+    clock.now += REFRESH_AFTER_MS;
     expect(authenticator.actorFor(header)).toBe(first);
     await settle(async () => authenticator.actorFor(header) !== first);
     await expect(authenticator.actorFor(header)).rejects.toBeInstanceOf(AuthenticationFailedError);
@@ -111,7 +111,7 @@ describe.each(REACHES)('the router\'s key cache, lookups %s', (reach) => {
     const first = authenticator.actorFor(header);
     const user = (await first).user!;
     await setScopes(key, ['insight:read']);
-    clock.now += AUTH_CACHE_MS / 2;
+    clock.now += REFRESH_AFTER_MS;
     expect(authenticator.actorFor(header)).toBe(first);
     // The announcement comes while the background lookup runs: the lookup may have read what the
     // change replaced, so its answer must not stand once it comes (a second is ample for it to).
