@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireEnvironment } from '../../shared/auth/access.js';
+import { executeBound } from '../../shared/db/bound-query.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { SETTING_NAMES } from './setting.spec.js';
@@ -24,7 +25,7 @@ export class SettingsHistoryService {
    */
   async asOf(actor: Actor, args: SettingsAsOfArgs): Promise<Record<string, unknown>> {
     const at = instant(args.at);
-    const [row] = await this.em.getConnection().execute<AsOfRow[]>(AS_OF, [at, args.id]);
+    const [row] = await executeBound<AsOfRow>(this.em, AS_OF, [at, args.id], 'settings_as_of');
     requireEnvironment(actor, row && { id: args.id, project_id: row.project_id, organization_id: row.organization_id });
     if (args.project_id != null && row!.project_id !== args.project_id) throw new NotFoundError();
     const settings: Record<string, unknown> = effectiveSettings(row!.settings, SETTING_NAMES);
