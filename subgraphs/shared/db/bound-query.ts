@@ -7,10 +7,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * `?` marks a value; a value that is an array stands for a list of them (knex's rule).
  *
  * With `prepareAs`, the statement is prepared under that name once per pooled connection: PostgreSQL
- * parses and plans it then, not on each request (a third of the project list's time in PostgreSQL).
- * For statements most requests make, whose text never changes (so no array values) and whose one
- * plan suits every value. Behind PgBouncer in transaction mode, that needs its
- * `max_prepared_statements` (1.21 or later).
+ * parses it then, not on each request (parsing and planning were a third of the project list's
+ * statement). For statements most requests make, whose text never changes (so no array values) and
+ * whose one plan suits every value: after five runs PostgreSQL may keep a generic plan, made without
+ * the values. Behind PgBouncer in transaction mode, that needs its `max_prepared_statements` (1.21 or later).
  */
 export async function executeBound<T>(em: EntityManager, sql: string, values: readonly unknown[], prepareAs?: string): Promise<T[]> {
   const query = em.getConnection().getKnex().raw(sql, values as never);
