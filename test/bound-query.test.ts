@@ -1,8 +1,8 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { projects } from '../../projects/index.js';
-import { executeBound } from './bound-query.js';
-import { ormOptions } from './orm.js';
+import { projects } from '../subgraphs/projects/index.js';
+import { executeBound } from '../subgraphs/shared/db/bound-query.js';
+import { ormOptions } from '../subgraphs/shared/db/orm.js';
 
 let orm: MikroORM;
 
