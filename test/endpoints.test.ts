@@ -234,6 +234,8 @@ describe('saved endpoints: runs', () => {
     [{ limit: -3 }, 'Invalid limit parameter: -3'],
     [{ refresh: 'direct' }, "'direct' refresh mode is only valid for materialized endpoints."],
     [{ refresh: 'sometimes' }, "Invalid refresh mode 'sometimes'"],
+    [{ refresh: '__proto__' }, "Invalid refresh mode '__proto__'"],
+    [{ refresh: 'constructor' }, "Invalid refresh mode 'constructor'"],
     [{ variables: { nope: 1 } }, 'Unknown variable(s): nope'],
     [{ filters_override: { date_from: '-7d' } }, 'filters_override is not supported for HogQLQuery endpoints'],
   ])('refuses a run with %j', async (body, detail) => {

@@ -69,6 +69,9 @@ describe('provider keys', () => {
     [{ provider: 'openai', name: 'x', api_key: 'pk-not-openai-shaped' }, 'api_key', 'Invalid OpenAI API key format: it should start with sk-'],
     [{ provider: 'anthropic', name: 'x', api_key: 'sk-valid-but-not-ant' }, 'api_key', 'Invalid Anthropic API key format: it should start with sk-ant-'],
     [{ provider: 'mistral', name: 'x', api_key: 'sk-valid-123456789' }, 'provider', 'Invalid provider. Must be one of: openai, anthropic, gemini, openrouter'],
+    // Names every object inherits are not providers (nor aliases of one) either.
+    [{ provider: '__proto__', name: 'x', api_key: 'sk-valid-123456789' }, 'provider', 'Invalid provider. Must be one of: openai, anthropic, gemini, openrouter'],
+    [{ provider: 'toString', name: 'x', api_key: 'sk-valid-123456789' }, 'provider', 'Invalid provider. Must be one of: openai, anthropic, gemini, openrouter'],
     [{ provider: 'openai', name: '  ', api_key: 'sk-valid-123456789' }, 'name', 'This field may not be blank.'],
   ])('refuses bad input %j without calling the provider', async (body, attr, detail) => {
     const owner = await tenant('llm-input');
@@ -211,6 +214,10 @@ describe('provider_key_validations and models', () => {
     expect((await api(stack.url, 'GET', `${keysPath(owner)}${key.body.id}/`, { key: owner.personal_api_key })).body.last_used_at).not.toBeNull();
     expect((await models('')).body).toMatchObject({ attr: 'provider', detail: 'provider query param is required' });
     expect((await models('?provider=nope')).status).toBe(400);
+    // The REST fuzz test's counterexample: a name every object inherits answered 500.
+    for (const inherited of ['__proto__', 'constructor', 'hasOwnProperty']) {
+      expect((await models(`?provider=${inherited}`)).body).toMatchObject({ type: 'validation_error', code: 'invalid_choice', attr: 'provider' });
+    }
     expect((await models(`?provider=anthropic&key_id=${key.body.id}`)).body).toMatchObject({ attr: 'key_id' });
     expect((await models('?provider=openai&key_id=00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });

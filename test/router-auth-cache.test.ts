@@ -121,5 +121,6 @@ describe.each(REACHES)('the router\'s key cache, lookups %s', (reach) => {
     const after: Promise<Actor> = authenticator.actorFor(header);
     expect(after).not.toBe(first);
     expect((await after).scopes).toEqual(['*']);
+    await pubsub.close();
   });
 });

@@ -91,6 +91,8 @@ describe('the user account over REST and GraphQL', () => {
     ['role_at_organization', { role_at_organization: 'astronaut' }, 'role_at_organization', 'invalid_choice'],
     ['first_name', { first_name: 'x'.repeat(151) }, 'first_name', 'max_length'],
     ['notification_settings', { notification_settings: { unknown_setting: true } }, 'notification_settings', 'invalid_key'],
+    // Names every object inherits are not settings either.
+    ['notification_settings', { notification_settings: { toString: true } }, 'notification_settings', 'invalid_key'],
     ['notification_settings', { notification_settings: { plugin_disabled: 'yes' } }, 'notification_settings', 'invalid_input'],
     ['hedgehog_config', { hedgehog_config: 'green' }, 'hedgehog_config', 'not_a_dict'],
     ['hedgehog_config', { hedgehog_config: { big: 'x'.repeat(70_000) } }, 'hedgehog_config', 'max_length'],

@@ -127,7 +127,8 @@ function notificationSettings(value: unknown, stored: Record<string, unknown>): 
   const given = jsonObject(value, attr);
   if (given === null) return {};
   for (const [key, setting] of Object.entries(given)) {
-    if (!(key in NOTIFICATION_DEFAULTS)) throw new ValidationError(`Unknown notification setting: ${key}`, attr, 'invalid_key');
+    // Own keys only: `in` would take `toString` or `__proto__` for settings.
+    if (!Object.hasOwn(NOTIFICATION_DEFAULTS, key)) throw new ValidationError(`Unknown notification setting: ${key}`, attr, 'invalid_key');
     const valid =
       key === 'project_weekly_digest_disabled'
         ? typeof setting === 'object' && setting !== null && !Array.isArray(setting) && Object.values(setting).every((item) => typeof item === 'boolean')

@@ -31,7 +31,7 @@ export interface RunRequest {
 
 export function refreshMode(value: string | null | undefined, materialized: boolean): RefreshMode {
   if (value === null || value === undefined || value === '') return 'cache';
-  const mode = REFRESH_ALIASES[value];
+  const mode = Object.hasOwn(REFRESH_ALIASES, value) ? REFRESH_ALIASES[value] : undefined;
   if (!mode) throw new ValidationError(`Invalid refresh mode '${value}': expected cache, force or direct.`, 'refresh', 'invalid_choice');
   if (mode === 'direct' && !materialized) {
     throw new ValidationError(

@@ -99,7 +99,7 @@ function everyBucket(first: string, last: string, interval: string): string[] {
       const date = new Date(time);
       time = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
     } else {
-      time += STEP_MS[interval] ?? STEP_MS.day!;
+      time += (Object.hasOwn(STEP_MS, interval) ? STEP_MS[interval] : undefined) ?? STEP_MS.day!;
     }
   }
   return buckets;

@@ -4,12 +4,13 @@ import { config } from '../../shared/config.js';
 export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'openrouter'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-const ALIASES: Record<string, Provider> = { google: 'gemini' };
+// A Map, not an object literal: a caller's name is looked up in it, and `__proto__` must find nothing.
+const ALIASES = new Map<string, Provider>([['google', 'gemini']]);
 
 /** The canonical provider for a name a caller sent, or undefined. */
 export function canonicalProvider(name: string): Provider | undefined {
   const lowered = name.trim().toLowerCase();
-  return (PROVIDERS as readonly string[]).includes(lowered) ? (lowered as Provider) : ALIASES[lowered];
+  return (PROVIDERS as readonly string[]).includes(lowered) ? (lowered as Provider) : ALIASES.get(lowered);
 }
 
 export interface ProviderProfile {
