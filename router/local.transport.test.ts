@@ -53,4 +53,21 @@ describe(localFirstTransport.name, () => {
     await call(executor, 'alice', { n: 1 });
     expect(runs()).toBe(5);
   });
+
+  it('hands the subgraph a key named __proto__ as a key, and never as the prototype of what it copied', async () => {
+    const schema = buildSchema('scalar JSON type Query { keys(value: JSON): JSON }');
+    schema.getQueryType()!.getFields().keys!.resolve = (_root, { value }: { value: Record<string, unknown> }) => ({
+      own: Object.keys(value),
+      plain: Object.getPrototypeOf(value) === Object.prototype,
+      inherited: (value as { planted?: unknown }).planted ?? null,
+    });
+    const actor = { kind: 'user' } as unknown as Actor;
+    const local = localSubgraph({ schema, contextFor: () => ({ actor }) as unknown as SubgraphContext, formatError: (error: GraphQLFormattedError) => error });
+    const executor = localFirstTransport({ json: local }, async () => actor).getSubgraphExecutor({ subgraphName: 'json' } as never) as Executor;
+    const asked = parse('query($value: JSON) { keys(value: $value) }');
+    for (const text of ['{"__proto__": true, "kept": 1}', '{"__proto__": {"planted": "yes"}, "kept": 1}']) {
+      const answer = await call(executor, 'alice', { value: JSON.parse(text) }, asked);
+      expect(answer.data?.keys).toEqual({ own: ['__proto__', 'kept'], plain: true, inherited: null });
+    }
+  });
 });

@@ -108,6 +108,16 @@ function asJson(value: unknown, size: { chars: number }): unknown {
   if (typeof own.toJSON === 'function') return asJson(own.toJSON(), size);
   if (Array.isArray(value)) return value.map((item) => (item === undefined || typeof item === 'function' ? null : asJson(item, size)));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined && typeof item !== 'function') copy[key] = asJson(item, size);
+  for (const [key, item] of Object.entries(value)) if (item !== undefined && typeof item !== 'function') setOwn(copy, key, asJson(item, size));
   return copy;
+}
+
+/**
+ * `copy[key] = value`, except for a key named `__proto__` (JSON.parse makes it an own key): assigned,
+ * it would call the prototype's setter, so that the key vanished, or an object sent under it became
+ * the copy's prototype and its keys read as the copy's own. Defined, it stays a key like any other.
+ */
+function setOwn(copy: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  else copy[key] = value;
 }

@@ -93,6 +93,8 @@ describe('the user account over REST and GraphQL', () => {
     ['notification_settings', { notification_settings: { unknown_setting: true } }, 'notification_settings', 'invalid_key'],
     // Names every object inherits are not settings either.
     ['notification_settings', { notification_settings: { toString: true } }, 'notification_settings', 'invalid_key'],
+    // An own `__proto__` key, as JSON.parse makes it: refused, not dropped on the way.
+    ['notification_settings', { notification_settings: JSON.parse('{"__proto__": true}') }, 'notification_settings', 'invalid_key'],
     ['notification_settings', { notification_settings: { plugin_disabled: 'yes' } }, 'notification_settings', 'invalid_input'],
     ['hedgehog_config', { hedgehog_config: 'green' }, 'hedgehog_config', 'not_a_dict'],
     ['hedgehog_config', { hedgehog_config: { big: 'x'.repeat(70_000) } }, 'hedgehog_config', 'max_length'],
