@@ -36,6 +36,8 @@ export function settingsTable(measured: ShapedRun[]): string {
 export interface RunNotes {
   seconds: number;
   minAnswers: number;
+  /** Clients beyond this many do not multiply a run's requests. */
+  cores: number;
   startLoad: number;
   code: string;
   seed: string;
@@ -53,7 +55,7 @@ export function appendSettingsResults(file: string, measured: ShapedRun[], run: 
     `Run with \`npm run --silent build && node dist/test/bench/settings.bench.js\`. ${run.seed}`,
     `Through REST on the platform (\`node dist/router/main.js\`, LOG_LEVEL=warn), autocannon in the bench process.`,
     `Per case and load, as many requests as one client makes in ${run.seconds} s (going by the median of ${TIMED_REQUESTS} timed requests; at least`,
-    `${run.minAnswers}), after a warm-up of 3/${run.seconds} as many. Each connection is a client with its own key of the user (one connection: one`,
+    `${run.minAnswers}), times the clients up to the machine's ${run.cores} cores, after a warm-up of 3/${run.seconds} as many. Each connection is a client with its own key of the user (one connection: one`,
     `request at a time), and settings_as_of varies \`at\` within the second between the same two changes: the`,
     `router runs identical concurrent subgraph queries once, and caches each key's access for a second.`,
     `Percentiles are nearest-rank over the timing of every 2xx answer (autocannon's \`response\` event, fractional`,
