@@ -91,9 +91,10 @@ async function main(): Promise<void> {
  * Runs of a fixed number of requests, so that no run leaves work behind: as many as one client
  * makes in SECONDS going by one timed request (at least MIN_ANSWERS), times the clients up to the
  * cores the servers share, the most that more clients can gain. A run of ten clients then lasts
- * about SECONDS too. Sized for one client, it lasted about a second, just after a warm-up of half
- * a second, and its p95 read how the servers settle into the load more than the load: the same
- * build's search at ten clients was 21.6 ms over such a second and 17.9 over five (2026-11-29).
+ * about as long as one client's. Sized for one client, it lasted half as long, just after a
+ * warm-up of a third of its length, and its p95 read how the servers settle into the load more
+ * than the load: the same build's search at ten clients was 21.6 ms over a run of 1,010 requests
+ * and 17.9 over one of 4,820 (BENCH_SECONDS=25; 2026-11-29).
  */
 function shapesFor(singleMs: number): LoadShape[] {
   const oneClient = Math.max(MIN_ANSWERS, Math.ceil((SECONDS * 1000) / singleMs));
