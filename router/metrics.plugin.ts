@@ -14,7 +14,7 @@ const LABEL_FIELDS = 3;
  * batch_exports`). Root fields are the schema's, so the label set stays bounded; a field the
  * schema lacks never reaches execution, and the request stays `unknown`.
  */
-export function operationLabel(document: DocumentNode, operationName?: string | null): string {
+function operationLabel(document: DocumentNode, operationName?: string | null): string {
   return labelOnce(document, operationName ?? undefined);
 }
 
@@ -30,13 +30,24 @@ function labelOf(document: DocumentNode, operationName?: string | null): string 
   return `${operation.operation} ${fields.length > LABEL_FIELDS ? `${named},+${fields.length - LABEL_FIELDS}` : named || '__typename'}`;
 }
 
+/** Each request's operation label, once its execution began (see `useRequestMetrics`). */
+const labels = new WeakMap<Request, string>();
+
+/**
+ * A request's operation as its metrics label: set when its execution began, after every plugin's
+ * `onExecute` before this one (authentication among them) let it; `unknown` for a request refused
+ * before. The router's fast path counts its requests by it too.
+ */
+export function executedOperation(request: Request): string {
+  return labels.get(request) ?? 'unknown';
+}
+
 /**
  * Requests over HTTP by operation, status and duration, and the time of each subgraph call (in
  * process or over HTTP). graphql-ws operations are counted by the listener's gauges instead.
  */
 export function useRequestMetrics(): GatewayPlugin {
   const started = new WeakMap<Request, number>();
-  const labels = new WeakMap<Request, string>();
   const label = (context: unknown, document: DocumentNode, operationName?: string | null) => {
     const request = (context as { request?: Request } | undefined)?.request;
     if (request) labels.set(request, operationLabel(document, operationName));
@@ -54,7 +65,7 @@ export function useRequestMetrics(): GatewayPlugin {
     },
     onResponse({ request, response }) {
       const at = started.get(request);
-      if (at !== undefined) recordRequest('graphql', labels.get(request) ?? 'unknown', response.status, at);
+      if (at !== undefined) recordRequest('graphql', executedOperation(request), response.status, at);
     },
     onSubgraphExecute({ subgraphName }) {
       const at = performance.now();

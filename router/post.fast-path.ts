@@ -9,7 +9,7 @@ import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { jsonProblem } from '../subgraphs/shared/validation.js';
 import { changes, contractResult } from './errors.js';
 import type { RouterContext } from './gateway.js';
-import { operationLabel } from './metrics.plugin.js';
+import { executedOperation } from './metrics.plugin.js';
 
 /** An answer the listener writes as it is. */
 export interface DirectAnswer {
@@ -114,14 +114,15 @@ export function postFastPath(gateway: GatewayRuntime<RouterContext>, run: Direct
     const params = plainParams(body);
     if (!params) return undefined;
     const startedAt = performance.now();
-    // `useRequestId`: the caller's id, else a new one.
+    // `useRequestId`: the caller's id, else (none, or an empty one) a new one.
     const sent = request.headers[REQUEST_ID_HEADER];
-    const requestId = typeof sent === 'string' ? sent : randomUUID();
-    const ran = await run({ params, headers: request.headers, request: toGraphqlRequest(request, body), requestId });
+    const requestId = typeof sent === 'string' && sent !== '' ? sent : randomUUID();
+    const graphqlRequest = toGraphqlRequest(request, body);
+    const ran = await run({ params, headers: request.headers, request: graphqlRequest, requestId });
     if (!ran) return undefined;
     const answer = await written(ran.result);
     answer.headers[REQUEST_ID_HEADER] = requestId;
-    recordRequest('graphql', operationLabel(ran.document, params.operationName), answer.status, startedAt);
+    recordRequest('graphql', executedOperation(graphqlRequest), answer.status, startedAt);
     return answer;
   };
 

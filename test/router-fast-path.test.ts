@@ -8,6 +8,7 @@ import { createGateway, directOperationOf, fastPostOf, loadSupergraph } from '..
 import { restFastPath } from '../router/platform.server.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
+import { requestsTotal } from '../subgraphs/shared/metrics.js';
 import type { DirectAnswer, FastPost } from '../router/post.fast-path.js';
 import { createKey, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
@@ -149,6 +150,32 @@ describe('plain GraphQL POSTs answered without Yoga', () => {
     const { fast: answer, yoga } = await bothWays(body, headers);
     expect(answer).toEqual(yoga);
     expect(answer).toMatchObject({ status: 200, requestId: 'caller-chosen-id', body: { data: { create_customer_profile_config: { scope: 'person', content: { blocks: [] }, sidebar: {} } } } });
+  });
+
+  it('gives a request sent with an empty request id a new one, as Yoga does', async () => {
+    const { fast: answer, yoga } = await bothWays(operation('{ me { email } }'), headersOf(tenant.personal_api_key, { 'x-request-id': '' }));
+    expect(withoutRequestId(answer)).toEqual(withoutRequestId(yoga));
+  });
+
+  it('counts a request as Yoga does: by its operation once it runs, `unknown` when refused before (401)', async () => {
+    const counted = async () => {
+      const { values } = await requestsTotal.get();
+      return Object.fromEntries(values.filter(({ labels }) => labels.transport === 'graphql').map(({ labels, value }) => [`${labels.operation} ${labels.status}`, value]));
+    };
+    const added = (before: Record<string, number>, after: Record<string, number>) =>
+      Object.fromEntries(Object.entries(after).filter(([series, value]) => value !== (before[series] ?? 0)).map(([series, value]) => [series, value - (before[series] ?? 0)]));
+    for (const [key, expected] of [
+      [undefined, { 'unknown 401': 1 }],
+      [tenant.personal_api_key, { 'query me 200': 1 }],
+    ] as const) {
+      const body = operation('{ me { email } }');
+      const before = await counted();
+      await direct(body, headersOf(key, {}));
+      const afterFast = await counted();
+      await overHttp(body, headersOf(key, {}));
+      expect(added(before, afterFast)).toEqual(expected);
+      expect(added(afterFast, await counted())).toEqual(expected);
+    }
   });
 
   it.each([
