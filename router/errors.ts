@@ -1,15 +1,17 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { GraphQLFormattedError } from 'graphql';
 import { contractError, retryAfterHeader, type AppError } from '../subgraphs/shared/errors.js';
+import { argumentOf } from './error-argument.js';
 
 /**
  * A GraphQL error as clients get it: with the contract's `code`, `type`, `status` and `attr` in
  * its extensions, whoever raised it (a resolver, graphql-js's validation, argument coercion, the
  * gateway). An unexpected failure keeps only the generic message, never its cause.
  */
-export function toContractError(error: unknown): GraphQLFormattedError {
+export function toContractError(error: unknown, query?: string): GraphQLFormattedError {
   const candidate = error as { toJSON?: () => GraphQLFormattedError };
-  return withoutInternals(withContractFields(typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError)));
+  const formatted = typeof candidate.toJSON === 'function' ? candidate.toJSON() : (error as GraphQLFormattedError);
+  return withoutInternals(withContractFields(formatted, () => argumentOf(formatted, query)));
 }
 
 /**
@@ -18,9 +20,9 @@ export function toContractError(error: unknown): GraphQLFormattedError {
  * the document lacks): Yoga marks those 400 over plain HTTP only, so over graphql-ws and event
  * streams they would otherwise read as a server failure.
  */
-export function contractErrorsOf(result: { data?: unknown; errors?: readonly unknown[] }): GraphQLFormattedError[] {
+export function contractErrorsOf(result: { data?: unknown; errors?: readonly unknown[] }, query?: string): GraphQLFormattedError[] {
   const dataless = result.data == null;
-  return (result.errors ?? []).map((error) => toContractError(dataless ? asRequestError(error) : error));
+  return (result.errors ?? []).map((error) => toContractError(dataless ? asRequestError(error) : error, query));
 }
 
 function asRequestError(error: unknown): unknown {
@@ -31,14 +33,16 @@ function asRequestError(error: unknown): unknown {
   return coded || formatted.path ? formatted : { ...formatted, extensions: { ...extensions, code: 'BAD_REQUEST' } };
 }
 
-function withContractFields(formatted: GraphQLFormattedError): GraphQLFormattedError {
+/** @param argument the argument a refused value was given for, when graphql-js refused it (see `argumentOf`); asked only then. */
+function withContractFields(formatted: GraphQLFormattedError, argument: () => string | null): GraphQLFormattedError {
   if (formatted.extensions?.type !== undefined) return formatted;
   if (typeof formatted.extensions?.serviceName === 'string') return unavailable(formatted, formatted.extensions.serviceName);
   const { status, body } = contractError(formatted as { message: string; extensions?: Record<string, unknown> });
+  const attr = body.type === 'validation_error' ? (argument() ?? body.attr) : body.attr;
   return {
     ...formatted,
     message: status >= 500 ? body.detail : formatted.message,
-    extensions: { ...formatted.extensions, code: body.code, type: body.type, status, attr: body.attr },
+    extensions: { ...formatted.extensions, code: body.code, type: body.type, status, attr },
   };
 }
 
@@ -76,10 +80,16 @@ function unavailable(formatted: GraphQLFormattedError, service: string): GraphQL
  */
 export function useContractErrors(): GatewayPlugin {
   const refusals = new WeakMap<Request, Refusal>();
+  // The operation's text, where a refused value's argument is read (see `argumentOf`).
+  const queries = new WeakMap<Request, string>();
   return {
+    onParams({ request, params }) {
+      // Over graphql-ws there is no Request (the listener reads the text itself).
+      if (request && typeof params?.query === 'string') queries.set(request, params.query);
+    },
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
-      const { errors, refusal } = contractResult(result);
+      const { errors, refusal } = contractResult(result, queries.get(request));
       if (refusal) refusals.set(request, refusal);
       setResult({ ...result, errors: errors as never });
     },
@@ -100,8 +110,8 @@ export interface Refusal {
 }
 
 /** The errors of a result with some, as clients get them, and its refusal when it has no data and a 4xx first error. */
-export function contractResult(result: { data?: unknown; errors?: readonly unknown[] }): { errors: GraphQLFormattedError[]; refusal?: Refusal } {
-  const errors = contractErrorsOf(result);
+export function contractResult(result: { data?: unknown; errors?: readonly unknown[] }, query?: string): { errors: GraphQLFormattedError[]; refusal?: Refusal } {
+  const errors = contractErrorsOf(result, query);
   const status = Number(errors[0]?.extensions?.status);
   const refused = (!('data' in result) || result.data == null) && status >= 400 && status < 500;
   return refused ? { errors, refusal: { status, retryAfter: retryAfterHeader(errors[0]) } } : { errors };

@@ -169,16 +169,16 @@ function graphqlWsOptions(options: ListenerOptions, connections: Set<WsContext>)
       if (!verdict.allowed) return [new ThrottledError(verdict.retryAfterSeconds)];
       return gatewayOptions.onSubscribe!(ctx, id, payload);
     },
-    onNext: async (ctx, _id, _payload, _args, result) => {
+    onNext: async (ctx, _id, payload, _args, result) => {
       const current = await authenticator.actorFor(connectionAuthorization(ctx)).catch((error: unknown) => (error instanceof AppError && error.status === 401 ? null : undefined));
       if (current === null) return closeWith(ctx, new AuthenticationFailedError('The key of this connection is no longer valid.'));
       if (current && ctx.extra.actor && narrowedAccess(ctx.extra.actor, current)) {
         return closeWith(ctx, new ForbiddenError('The key of this connection lost scopes or access since it subscribed; subscribe again.'));
       }
       if (current) ctx.extra.actor = current;
-      return result.errors ? { ...result, errors: contractErrorsOf(result) } : undefined;
+      return result.errors ? { ...result, errors: contractErrorsOf(result, payload.query) } : undefined;
     },
-    onError: (_ctx, _id, _payload, errors) => contractErrorsOf({ errors }),
+    onError: (_ctx, _id, payload, errors) => contractErrorsOf({ errors }, payload.query),
     onClose: (ctx) => void connections.delete(ctx),
   };
 }

@@ -149,7 +149,7 @@ export function restFastPath(run: DirectOperation): DirectRouterCall {
     const ran = await run({ params: operation, headers, request });
     if (!ran) return undefined;
     const { result } = ran;
-    return result.errors?.length ? { ...result, errors: contractResult(result).errors as never } : result;
+    return result.errors?.length ? { ...result, errors: contractResult(result, operation.query).errors as never } : result;
   };
 }
 

@@ -120,16 +120,16 @@ export function postFastPath(gateway: GatewayRuntime<RouterContext>, run: Direct
     const graphqlRequest = toGraphqlRequest(request, body);
     const ran = await run({ params, headers: request.headers, request: graphqlRequest, requestId });
     if (!ran) return undefined;
-    const answer = await written(ran.result);
+    const answer = await written(ran.result, params.query);
     answer.headers[REQUEST_ID_HEADER] = requestId;
     recordRequest('graphql', executedOperation(graphqlRequest), answer.status, startedAt);
     return answer;
   };
 
   /** As Yoga's regular result processor writes it, after `useContractErrors` (its `onResultProcess`, then its `onResponse`). */
-  async function written(result: ExecutionResult): Promise<DirectAnswer> {
+  async function written(result: ExecutionResult, query: string): Promise<DirectAnswer> {
     if (!result.errors?.length && result.extensions === undefined && !('stringify' in result)) return { status: 200, headers: { 'content-type': JSON_ANSWER }, payload: JSON.stringify(result) };
-    const { errors, refusal } = result.errors?.length ? contractResult(result) : { errors: result.errors, refusal: undefined };
+    const { errors, refusal } = result.errors?.length ? contractResult(result, query) : { errors: result.errors, refusal: undefined };
     const response = processRegularResult({ ...result, errors } as ExecutionResult, gateway.fetchAPI, 'application/json');
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));

@@ -215,9 +215,17 @@ describe('NUL characters', () => {
 describe('GraphQL error codes', () => {
   it('carry the same code as REST for validation, coercion and unknown fields', async () => {
     const missing = await gql(stack.graphqlUrl, 'mutation ($p: Int!, $s: CustomerProfileScope!) { create_customer_profile_config(project_id: $p, scope: $s) { id } }', { p: tenant.environment_id }, tenant.personal_api_key);
-    expect(missing.errors?.[0]?.extensions).toMatchObject({ code: 'required', type: 'validation_error', status: 400, attr: 's' });
+    // `attr` names the field, as REST does, not the client's name for the variable.
+    expect(missing.errors?.[0]?.extensions).toMatchObject({ code: 'required', type: 'validation_error', status: 400, attr: 'scope' });
     const badChoice = await gql(stack.graphqlUrl, 'mutation ($p: Int!, $s: CustomerProfileScope!) { create_customer_profile_config(project_id: $p, scope: $s) { id } }', { p: tenant.environment_id, s: 'planet' }, tenant.personal_api_key);
-    expect(badChoice.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_choice', attr: 's' });
+    expect(badChoice.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_choice', attr: 'scope' });
+    const literalChoice = await gql(stack.graphqlUrl, 'mutation ($p: Int!) { create_customer_profile_config(project_id: $p, scope: planet) { id } }', { p: tenant.environment_id }, tenant.personal_api_key);
+    expect(literalChoice.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_choice', type: 'validation_error', status: 400, attr: 'scope' });
+    expect(literalChoice.errors?.[0]?.message).toBe('Value "planet" does not exist in "CustomerProfileScope" enum.');
+    const literalBoolean = await gql(stack.graphqlUrl, 'mutation { ingest_batch(api_key: "phc_x", historical_migration: "maybe", batch: []) { status } }', {}, tenant.personal_api_key);
+    expect(literalBoolean.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', type: 'validation_error', status: 400, attr: 'historical_migration' });
+    const variableBoolean = await gql(stack.graphqlUrl, 'mutation ($h: Boolean, $k: String) { ingest_batch(api_key: $k, historical_migration: $h, batch: []) { status } }', { h: 'maybe', k: 'phc_x' }, tenant.personal_api_key);
+    expect(variableBoolean.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', type: 'validation_error', status: 400, attr: 'historical_migration' });
     const unknownField = await gql(stack.graphqlUrl, '{ nothing_here }', {}, tenant.personal_api_key);
     expect(unknownField.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', type: 'validation_error', status: 400 });
   });

@@ -14,6 +14,8 @@ describe(contractError.name, () => {
     ['Variable "$limit" got invalid value "a"; Int cannot represent non-integer value: "a"', 'invalid_input', 'A valid integer is required.'],
     ['Variable "$scope" got invalid value 5; Enum "CustomerProfileScope" cannot represent non-string value: 5.', 'invalid_choice', '"5" is not a valid choice.'],
     ['Variable "$scope" got invalid value ["person"]; Enum "CustomerProfileScope" cannot represent non-string value: ["person"]. Did you mean the enum value "person"?', 'invalid_choice', `"['person']" is not a valid choice.`],
+    ['Variable "$input" got invalid value "a; b" at "input.limit"; Int cannot represent non-integer value: "a; b"', 'invalid_input', 'A valid integer is required.'],
+    ['Variable "$historical" got invalid value "maybe"; Boolean cannot represent a non boolean value: "maybe"', 'invalid_input', 'Must be a valid boolean.'],
   ])('rewords %s', (message, code, detail) => {
     const { status, body } = contractError({ message, extensions: { code: 'BAD_USER_INPUT' } });
     expect(status).toBe(400);
@@ -25,8 +27,18 @@ describe(contractError.name, () => {
     ['Field "create_llm_provider_key" argument "name" of type "String!" is required, but it was not provided.', 'required', 'This field is required.', 'name'],
     ['Expected value of type "CustomerProfileScope!", found zzz; Value "zzz" does not exist in "CustomerProfileScope" enum.', 'invalid_choice', '"zzz" is not a valid choice.', null],
     ['Expected value of type "CustomerProfileScope!", found "person"; Enum "CustomerProfileScope" cannot represent non-enum value: "person". Did you mean the enum value "person"?', 'invalid_choice', '"person" is not a valid choice.', null],
+    // graphql 16.9 on: the type's own words alone.
+    ['Value "foo" does not exist in "CustomerProfileScope" enum.', 'invalid_choice', '"foo" is not a valid choice.', null],
+    ['Value "persn" does not exist in "CustomerProfileScope" enum. Did you mean the enum value "person"?', 'invalid_choice', '"persn" is not a valid choice.', null],
+    ['Enum "CustomerProfileScope" cannot represent non-enum value: "person". Did you mean the enum value "person"?', 'invalid_choice', '"person" is not a valid choice.', null],
+    ['Boolean cannot represent a non boolean value: "maybe"', 'invalid_input', 'Must be a valid boolean.', null],
+    ['Int cannot represent non-integer value: "x"', 'invalid_input', 'A valid integer is required.', null],
   ])('rewords the document literal error %s', (message, code, detail, attr) => {
     expect(contractError({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })).toEqual({ status: 400, body: { type: 'validation_error', code, detail, attr } });
+  });
+
+  it('leaves a result that failed to serialize a server error, whatever its words', () => {
+    expect(contractError({ message: 'Int cannot represent non-integer value: 1.5', extensions: {} })).toMatchObject({ status: 500 });
   });
 
   it('hides unexpected errors behind the generic server error', () => {

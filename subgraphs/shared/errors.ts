@@ -192,20 +192,24 @@ function statusOfCode(code: string): number {
  * with `attr` naming the field.
  */
 export function contractError(error: { message: string; extensions?: Record<string, unknown> }): { status: number; body: ErrorBody } {
-  return variableError(error.message) ?? argumentError(error.message) ?? errorBody(error);
+  return variableError(error.message) ?? argumentError(error) ?? errorBody(error);
 }
 
 /**
  * An argument written in the document itself that graphql-js's validation refused, in the code the
- * REST layer gives the same field: a missing one is `required` (and named); a value that is not one
- * of an enum's is `invalid_choice` (graphql-js does not name the argument then).
+ * REST layer gives the same field: a missing one is `required` (and named); a value its type cannot
+ * take is `invalid_choice` (an enum's) or `invalid_input`. graphql-js does not name the argument
+ * then (the router names it from the document: `router/error-argument.ts`). Up to graphql 16.8 the
+ * type's own words came after `Expected value of type "…", found …; `; since, alone, which only a
+ * validation error's code tells from a result that failed to serialize (a defect, a 500).
  */
-function argumentError(message: string): { status: number; body: ErrorBody } | null {
-  const missing = /^Field "\w+" argument "(\w+)" of type "[^"]+" is required, but it was not provided\.$/.exec(message);
+function argumentError(error: { message: string; extensions?: Record<string, unknown> }): { status: number; body: ErrorBody } | null {
+  const missing = /^Field "\w+" argument "(\w+)" of type "[^"]+" is required, but it was not provided\.$/.exec(error.message);
   if (missing) return { status: 400, body: { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: missing[1]! } };
-  const choice = /^Expected value of type "[^"]+", found (.*?); (?:Value ".*" does not exist in "\w+" enum|Enum "\w+" cannot represent non-enum value)/.exec(message);
-  if (choice) return { status: 400, body: { type: 'validation_error', code: 'invalid_choice', detail: `"${choice[1]!.replace(/^"|"$/g, '')}" is not a valid choice.`, attr: null } };
-  return null;
+  const wrapped = /^Expected value of type "[^"]+", found /.test(error.message);
+  if (!wrapped && error.extensions?.code !== 'GRAPHQL_VALIDATION_FAILED') return null;
+  const problem = wrapped ? problemAfter(error.message) : valueProblem(error.message);
+  return problem && { status: 400, body: { type: 'validation_error', ...problem, attr: null } };
 }
 
 function variableError(message: string): { status: number; body: ErrorBody } | null {
@@ -217,14 +221,36 @@ function variableError(message: string): { status: number; body: ErrorBody } | n
   });
   if (/was not provided/.test(message)) return body('required', 'This field is required.');
   if (/must not be null/.test(message)) return body('null', 'This field may not be null.');
-  const choice = /got invalid value (".*?"|\S+); Value .* does not exist in ".*" enum/.exec(message);
-  if (choice) return body('invalid_choice', `${choice[1]!.startsWith('"') ? choice[1] : `"${choice[1]}"`} is not a valid choice.`);
-  const notAString = /Enum "\w+" cannot represent non-string value: (.*?)\.(?: Did you mean .*)?$/.exec(message);
-  if (notAString) return body('invalid_choice', `"${notAString[1]!.replaceAll('"', "'")}" is not a valid choice.`);
-  if (/Int cannot represent/.test(message)) return body('invalid_input', 'A valid integer is required.');
-  if (/Boolean cannot represent/.test(message)) return body('invalid_input', 'Must be a valid boolean.');
-  if (/String cannot represent/.test(message)) return body('invalid_input', 'Not a valid string.');
+  const problem = problemAfter(message);
+  if (problem) return body(problem.code, problem.detail);
   if (/Expected type "\[|expected iterable|List/.test(message)) return body('not_a_list', 'Expected a list of items.');
   return body('invalid_input', message);
+}
+
+/**
+ * The problem graphql-js names after a `; ` (`Variable "$v" got invalid value "a" at "v.n"; Int
+ * cannot represent …`): the first such tail that reads as one, as the value before may hold `; `.
+ */
+function problemAfter(message: string): { code: string; detail: string } | null {
+  for (let at = message.indexOf('; '); at !== -1; at = message.indexOf('; ', at + 2)) {
+    const problem = valueProblem(message.slice(at + 2));
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** What graphql-js's words say is wrong with a value, in PostHog's words for the same field error. */
+function valueProblem(words: string): { code: string; detail: string } | null {
+  const unknown = /^Value "(.*)" does not exist in "\w+" enum/s.exec(words);
+  if (unknown) return { code: 'invalid_choice', detail: `"${unknown[1]}" is not a valid choice.` };
+  const notEnum = /^Enum "\w+" cannot represent non-enum value: "?(.*?)"?\.(?: Did you mean .*)?$/s.exec(words);
+  if (notEnum) return { code: 'invalid_choice', detail: `"${notEnum[1]}" is not a valid choice.` };
+  const notString = /^Enum "\w+" cannot represent non-string value: (.*?)\.(?: Did you mean .*)?$/s.exec(words);
+  if (notString) return { code: 'invalid_choice', detail: `"${notString[1]!.replaceAll('"', "'")}" is not a valid choice.` };
+  if (/^Int cannot represent/.test(words)) return { code: 'invalid_input', detail: 'A valid integer is required.' };
+  if (/^Float cannot represent/.test(words)) return { code: 'invalid_input', detail: 'A valid number is required.' };
+  if (/^Boolean cannot represent/.test(words)) return { code: 'invalid_input', detail: 'Must be a valid boolean.' };
+  if (/^String cannot represent/.test(words)) return { code: 'invalid_input', detail: 'Not a valid string.' };
+  return null;
 }
 
