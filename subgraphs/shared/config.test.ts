@@ -25,6 +25,9 @@ describe(parseConfig.name, () => {
 
   it.each([
     ['PORT', 'eighty'],
+    ['PORT', '0x1f'],
+    ['WORKERS', '1e1'],
+    ['RATE_LIMIT_PERSONAL_KEY_PER_MINUTE', '60/min'],
     ['DATABASE_URL', 'mysql://localhost/x'],
     ['REDIS_URL', 'not a url'],
     ['LOG_LEVEL', 'loud'],
@@ -50,7 +53,11 @@ describe(parseConfig.name, () => {
     expect(() => parseConfig({ DATA_DIR: '/proc/analytics-data/nested' })).toThrowError(/^invalid setting DATA_DIR: cannot be made/);
   });
 
-  it('treats an empty variable as unset', () => {
+  it('treats an empty or blank variable as unset', () => {
     expect(parseConfig({ DATA_DIR: dataDir(), DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+    // Read as numbers, blanks were 0: a random port, and no rate limit at all.
+    const blank = parseConfig({ DATA_DIR: dataDir(), PORT: ' ', RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: '\t', INGEST_PORT: '  ' });
+    expect({ port: blank.PORT, limit: blank.RATE_LIMIT_PERSONAL_KEY_PER_MINUTE, ingest: blank.INGEST_PORT }).toEqual({ port: 8000, limit: 480, ingest: undefined });
+    expect(parseConfig({ DATA_DIR: dataDir(), PORT: ' 8123 ', SHUTDOWN_TIMEOUT_SECONDS: '2.5' })).toMatchObject({ PORT: 8123, SHUTDOWN_TIMEOUT_SECONDS: 2.5 });
   });
 });

@@ -20,7 +20,15 @@ const url = (protocols: string[]) =>
     }
   }, `must be a URL starting with ${protocols.join(' or ')}`);
 
-const port = z.coerce.number().int().min(0).max(65535);
+/**
+ * A number as a setting is written: decimal digits, a sign and a fraction allowed; anything else is
+ * refused. `Number()` (and so `z.coerce.number()`) read `0x1f` as 31 and `1e3` as 1000, and a blank
+ * value as 0 (no rate limit, a random port) before blank values were taken as unset.
+ */
+const numeric = <T extends z.ZodTypeAny>(schema: T) =>
+  z.preprocess((value) => (typeof value === 'string' ? (/^[-+]?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN) : value), schema);
+
+const port = numeric(z.number().int().min(0).max(65535));
 
 /** A DNS name, an IPv4 address or an IPv6 one (bare or in brackets): what `listen` can be given. */
 const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%\w+)?\]?)$/;
@@ -52,44 +60,44 @@ const schema = z.object({
   GEMINI_API_KEY: z.string().min(1).optional(),
   OPENROUTER_API_KEY: z.string().min(1).optional(),
   /** How long a language-model call may take (a summary); key checks and model lists take at most 10 s of it. */
-  LLM_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(60),
+  LLM_TIMEOUT_SECONDS: numeric(z.number().positive().max(600)).default(60),
   /** How long a saved endpoint's query may run before PostgreSQL stops it (400 `query_timeout`). */
-  ENDPOINT_QUERY_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(30),
+  ENDPOINT_QUERY_TIMEOUT_SECONDS: numeric(z.number().positive().max(600)).default(30),
   /** How long the refresh of a materialized endpoint may run. */
-  ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(600),
+  ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS: numeric(z.number().positive().max(3600)).default(600),
   /** Runs of one environment's endpoints at once in a process; more answer 429. */
-  ENDPOINT_MAX_CONCURRENT_RUNS: z.coerce.number().int().positive().max(1000).default(10),
+  ENDPOINT_MAX_CONCURRENT_RUNS: numeric(z.number().int().positive().max(1000)).default(10),
   /** Tries of a batch export run before it is marked failed (a destination that refuses outright fails at once). */
-  BATCH_EXPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  BATCH_EXPORT_MAX_ATTEMPTS: numeric(z.number().int().min(1).max(100)).default(5),
   /** Wait before a failed run's second try; it doubles each time, up to an hour. */
-  BATCH_EXPORT_RETRY_DELAY_SECONDS: z.coerce.number().positive().max(3600).default(60),
+  BATCH_EXPORT_RETRY_DELAY_SECONDS: numeric(z.number().positive().max(3600)).default(60),
   /** How long after an interval's end its run waits before reading it (writes begun inside it commit meanwhile). */
-  BATCH_EXPORT_SETTLE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  BATCH_EXPORT_SETTLE_SECONDS: numeric(z.number().min(0).max(3600)).default(30),
   /** Batch export runs a process works at once. */
-  BATCH_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  BATCH_EXPORT_CONCURRENCY: numeric(z.number().int().min(1).max(64)).default(2),
   /** Requests a personal API key may make a minute and an hour (PostHog's 480 and 4,800); 0 is no limit. */
-  RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: z.coerce.number().int().min(0).default(480),
-  RATE_LIMIT_PERSONAL_KEY_PER_HOUR: z.coerce.number().int().min(0).default(4800),
+  RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: numeric(z.number().int().min(0)).default(480),
+  RATE_LIMIT_PERSONAL_KEY_PER_HOUR: numeric(z.number().int().min(0)).default(4800),
   /** `/batch/` requests a project API key may make a minute and an hour; 0 is no limit. */
-  RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
-  RATE_LIMIT_PROJECT_TOKEN_PER_HOUR: z.coerce.number().int().min(0).default(0),
+  RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: numeric(z.number().int().min(0)).default(6000),
+  RATE_LIMIT_PROJECT_TOKEN_PER_HOUR: numeric(z.number().int().min(0)).default(0),
   /**
    * Processes of `npm start` that serve requests, each with the router, the REST layer and every
    * subgraph, on the same ports (the machine's available parallelism by default); 1 is one process.
    */
-  WORKERS: z.coerce.number().int().min(1).max(256).default(availableParallelism()),
+  WORKERS: numeric(z.number().int().min(1).max(256)).default(availableParallelism()),
   /** How long a stopping platform lets requests in progress finish before it drops them. */
-  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  SHUTDOWN_TIMEOUT_SECONDS: numeric(z.number().min(0).max(600)).default(10),
   /** Largest request body the public listener accepts, in bytes. */
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  MAX_BODY_BYTES: numeric(z.number().int().positive()).default(1_048_576),
   /** Largest body of GraphQL requests and of the REST paths that take whole traces (text_repr, summarization). */
-  MAX_LARGE_BODY_BYTES: z.coerce.number().int().positive().max(60 * 1_048_576).default(16 * 1_048_576),
+  MAX_LARGE_BODY_BYTES: numeric(z.number().int().positive().max(60 * 1_048_576)).default(16 * 1_048_576),
   /**
    * Largest `/batch/` body, compressed or once inflated (PostHog's capture takes 20 MB). At most
    * 30 MiB: the JSON reaches the ingestion subgraph as a string inside a GraphQL request, where
    * escaping can double it, and a subgraph reads 64 MiB at most.
    */
-  MAX_INGEST_BODY_BYTES: z.coerce.number().int().positive().max(30 * 1_048_576).default(DEFAULT_MAX_INGEST_BODY_BYTES),
+  MAX_INGEST_BODY_BYTES: numeric(z.number().int().positive().max(30 * 1_048_576)).default(DEFAULT_MAX_INGEST_BODY_BYTES),
   /**
    * Set, the router does not start subgraphs itself but routes to running ones: `name=url` pairs
    * separated by commas, and supergraph.yaml's routing_url for any subgraph not named (`*` alone
@@ -116,7 +124,8 @@ export interface Config extends Omit<Env, 'SECRET_KEY' | 'DATA_DIR'> {
 
 /** Reads and validates the environment. Throws {@link ConfigError} naming the first bad variable. */
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const blankless = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  // An empty or blank variable is unset (`PORT= npm start`, or a compose file's `PORT: " "`).
+  const blankless = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
   const parsed = schema.safeParse(blankless);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
