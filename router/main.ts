@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { cliProgram, SETTINGS_HELP } from '../subgraphs/shared/cli.js';
 import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
-import { isDatabaseUnavailable } from '../subgraphs/shared/db/database-unavailable.js';
+import { isDatabaseUnavailable, isLoginRefused } from '../subgraphs/shared/db/database-unavailable.js';
 import { createLogger, writeAfterLogs, type Logger } from '../subgraphs/shared/logger.js';
 import { ReportedError, tellPrimary } from './cluster.news.js';
 import { holdWhileStarting } from './starting.listener.js';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
 function failureLine(error: unknown): string {
   if (error instanceof ConfigError || error instanceof ReportedError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
-  if (settings?.DATABASE_URL && isDatabaseUnavailable(error)) return `invalid setting DATABASE_URL: cannot connect to PostgreSQL: ${message}`;
+  if (settings?.DATABASE_URL && (isDatabaseUnavailable(error) || isLoginRefused(error))) return `invalid setting DATABASE_URL: cannot connect to PostgreSQL: ${message}`;
   const path = (error as { path?: unknown }).path;
   if (settings && typeof path === 'string' && `${resolve(path)}/`.startsWith(`${resolve(settings.DATA_DIR)}/`)) return `invalid setting DATA_DIR: ${message}`;
   return `start-up failed: ${message}`;

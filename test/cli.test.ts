@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { BUILD_DIR, runCli } from './kit/process.js';
 
 /** Every command the README names, as its usage line starts, with the options its help must describe. */
@@ -66,6 +66,15 @@ describe.concurrent('command lines', () => {
     const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], { ...settings, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' });
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toMatch(line);
+  }, 120_000);
+
+  it('npm start names DATABASE_URL when its server will not let it in (an unknown role), in one line (exit 1)', async () => {
+    const server = new URL(inject('databaseUrl'));
+    const databaseUrl = `postgres://no_such_role_here@${server.host}/postgres`;
+    const settings = { DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-start-')), DATABASE_URL: databaseUrl, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' };
+    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], settings);
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderr).toMatch(/^invalid setting DATABASE_URL: cannot connect to PostgreSQL: role "no_such_role_here" does not exist\n$/);
   }, 120_000);
 
   it('npm start names DATABASE_URL when its server takes connections and never answers, rather than wait for ever (exit 1)', async () => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { isDatabaseUnavailable } from './database-unavailable.js';
+import { isDatabaseUnavailable, isLoginRefused } from './database-unavailable.js';
 
 /** The error a real connection attempt fails with. */
 async function connectionError(connectionString: string): Promise<unknown> {
@@ -37,5 +37,16 @@ describe(isDatabaseUnavailable.name, () => {
     // fetch() to a server that refuses: not the database.
     expect(isDatabaseUnavailable(await fetch('http://127.0.0.1:1/').catch((error: unknown) => error))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+});
+
+describe(isLoginRefused.name, () => {
+  it('knows a role the server lacks, and a server that does not offer TLS', async () => {
+    const url = new URL(inject('databaseUrl'));
+    url.username = 'analytics_no_such_role';
+    expect(isLoginRefused(await connectionError(url.toString()))).toBe(true);
+    expect(isLoginRefused(new Error('The server does not support SSL connections'))).toBe(true);
+    expect(isLoginRefused(await connectionError('postgres://postgres@127.0.0.1:1/none'))).toBe(false);
+    expect(isLoginRefused(undefined)).toBe(false);
   });
 });
