@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RedisPubSub } from '../subgraphs/shared/pubsub/redis.pubsub.js';
 import { api } from './kit/http.js';
@@ -59,6 +60,25 @@ describe('when Redis fails', () => {
     }).catch((error: Error) => error.message);
     expect(failed).toMatch(/^invalid setting REDIS_URL: cannot connect to Redis: .+$/m);
   });
+
+  it('stops start-up naming REDIS_URL when its server takes connections and never answers, rather than wait for ever', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const failed = await startPlatform({
+        DATABASE_URL: inject('databaseUrl'),
+        REDIS_URL: `redis://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        SECRET_KEY: TEST_SECRET_KEY,
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'silent',
+      }).catch((error: Error) => error.message);
+      expect(failed).toMatch(/^invalid setting REDIS_URL: cannot connect to Redis: no answer within 10 s$/m);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 90_000);
 
   it('subscribes once Redis is back to a topic first asked for while it was down', async () => {
     const port = await freePort();

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { createClient, type RedisClientType } from 'redis';
 import { callPrimary } from './cluster/cluster.ipc.js';
+import { connectAnswering } from './pubsub/redis.connect.js';
 
 /** At most `limit` takes in each window of `windowSeconds` (PostHog's burst and sustained rates). */
 export interface RateLimit {
@@ -89,7 +90,7 @@ export class RedisRateLimiter implements RateLimiter {
     });
     // Errors surface on the commands that meet them; a lost connection reconnects by itself.
     client.on('error', () => undefined);
-    await client.connect();
+    await connectAnswering([client]);
     connected = true;
     return new RedisRateLimiter(client, prefix);
   }

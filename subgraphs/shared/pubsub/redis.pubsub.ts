@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
+import { connectAnswering } from './redis.connect.js';
 import { pushIterator, type Envelope, type EventLog, type KeyValueStore, type PubSub } from './pubsub.js';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -83,9 +84,8 @@ export class RedisPubSub implements PubSub {
       client.on('error', (error: Error) => connected && log?.warn({ err: error }, 'redis connection error'));
     }
     try {
-      await Promise.all([publisher.connect(), subscriber.connect()]);
+      await connectAnswering([publisher, subscriber]);
     } catch (error) {
-      for (const client of [publisher, subscriber]) if (client.isOpen) client.destroy();
       throw new Error(`cannot connect to Redis: ${(lastError ?? (error as Error)).message}`);
     }
     connected = true;
