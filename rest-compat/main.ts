@@ -2,7 +2,6 @@ import '../subgraphs/shared/graphql-mode.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
@@ -10,6 +9,7 @@ import { isBatchPath, methodsWithIngest, logAborts, readBody, RequestAbortedErro
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { routerExecutor, routerSubscriber } from './executors.js';
 import { createRest } from './rest.js';
+import { projectFile } from '../subgraphs/shared/project-files.js';
 
 /**
  * `node dist/rest-compat/main.js`: the REST layer alone (`/api/...` and `/batch/`), on PORT,
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const settings = config();
   const log = createLogger(settings.LOG_LEVEL, 'rest');
   const rest = createRest({
-    apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
+    apiSdl: readFileSync(projectFile('schema/api.graphql'), 'utf8'),
     execute: routerExecutor((request) => fetch(request), settings.ROUTER_URL),
     subscribe: routerSubscriber((request) => fetch(request), settings.ROUTER_URL),
     log,

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { createGatewayRuntime, Logger as HiveLogger, type GatewayPlugin, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
 import httpTransport from '@graphql-mesh/transport-http';
@@ -20,6 +19,7 @@ import { useQueryLimits, type QueryLimits } from './limits.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
 import { directOperation, postFastPath, REQUEST_ID_HEADER, type ConfigContext, type DirectOperation, type FastPost } from './post.fast-path.js';
+import { projectFile } from '../subgraphs/shared/project-files.js';
 
 /** What the gateway adds to each operation's context. */
 export interface RouterContext {
@@ -39,7 +39,7 @@ export interface RouterContext {
 const RESIGN_AFTER_MS = 10_000;
 
 /** The committed supergraph, with each subgraph's routing URL replaced where `urls` names one. */
-export function loadSupergraph(urls: Record<string, string> = {}, file = resolve(process.cwd(), 'schema/supergraph.graphql')): string {
+export function loadSupergraph(urls: Record<string, string> = {}, file = projectFile('schema/supergraph.graphql')): string {
   return readFileSync(file, 'utf8').replace(
     /@join__graph\(name: "([^"]+)", url: "([^"]*)"\)/g,
     (whole, name: string) => (urls[name] ? `@join__graph(name: "${name}", url: "${urls[name]}")` : whole),

@@ -1,6 +1,5 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { createRest, type RestLayer, type RestOptions } from '../rest-compat/rest.js';
 import { routerExecutor, routerSubscriber, useInProcessAnswers, type DirectRouterCall } from '../rest-compat/executors.js';
@@ -24,6 +23,7 @@ import { subgraphsHealthy, subgraphUrls } from './remote-subgraphs.js';
 import { preparedDatabase } from './cluster.primary.js';
 import { announce, tellPrimary } from './cluster.news.js';
 import type { PortHold } from './starting.listener.js';
+import { projectFile } from '../subgraphs/shared/project-files.js';
 
 interface Subgraphs {
   urls: Record<string, string>;
@@ -127,7 +127,7 @@ export function restOverRouter(parts: {
 }): RestLayer {
   const { gateway } = parts;
   return createRest({
-    apiSdl: readFileSync(resolve(process.cwd(), 'schema/api.graphql'), 'utf8'),
+    apiSdl: readFileSync(projectFile('schema/api.graphql'), 'utf8'),
     execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', { direct: restFastPath(directOperationOf(gateway)!) }),
     subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
     log: parts.log,

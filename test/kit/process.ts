@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /** Where the test run compiles the code that its child processes run (see global-setup). */
 export const BUILD_DIR = '.test-build';
@@ -18,10 +19,11 @@ export interface Platform {
  * The built `router/main.js` as `npm start` runs it, with exactly the given environment, and
  * `TEST_WORKERS` as its WORKERS where the test sets none: `TEST_WORKERS=1 npm test` runs every
  * suite that starts the platform in one process, as CI runs them with the default (two workers).
+ * `cwd`: the directory it is started in (the repository's root unless given).
  */
-export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000): Promise<Platform> {
+export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000, cwd?: string): Promise<Platform> {
   const workers: Record<string, string> = process.env.TEST_WORKERS ? { WORKERS: process.env.TEST_WORKERS } : {};
-  const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env: { PATH: process.env.PATH ?? '', ...workers, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(BUILD_DIR, 'router/main.js')], { cwd, env: { PATH: process.env.PATH ?? '', ...workers, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

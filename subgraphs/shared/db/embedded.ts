@@ -153,7 +153,8 @@ async function stopLeftoverServer(directory: string, log: Logger): Promise<void>
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (pid && isAlive(pid) && isPostgresOf(pid, directory)) {
-    log.warn({ pid }, 'stopping an embedded PostgreSQL left behind by an earlier run');
+    // `pid` is this process's own, in every record.
+    log.warn({ postgres_pid: pid }, 'stopping an embedded PostgreSQL left behind by an earlier run');
     process.kill(pid, 'SIGINT');
     for (let waited = 0; isAlive(pid) && waited < 15_000; waited += 100) await sleep(100);
     if (isAlive(pid)) process.kill(pid, 'SIGKILL');

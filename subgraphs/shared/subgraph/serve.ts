@@ -108,7 +108,8 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   await new Promise<void>((resolve) => server.listen({ port, host, exclusive: true }, resolve));
   const address = server.address() as AddressInfo;
   const url = `http://${host}:${address.port}/graphql`;
-  log.info({ subgraph: definition.name, url }, 'subgraph listening');
+  // The runtime's logger names the subgraph already.
+  log.info({ url }, 'subgraph listening');
   // The router of this process calls the subgraph without HTTP, with the same errors.
   const local = localSubgraph({ schema, contextFor: (actor) => contextFor(runtime, actor), formatError });
   return {
