@@ -30,7 +30,7 @@ import type { RouterSubscriber } from './executors.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { restOpenApi } from './openapi/openapi.document.js';
 import { scalarSchemas } from './openapi/openapi.scalars.js';
-import { RouteMatcher, type HttpMethod, type Match, type RestRoute } from './route-table.js';
+import { pathParameterNames, RouteMatcher, type HttpMethod, type Match, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
 
 /** Runs one GraphQL operation through the router, as the REST caller (its Authorization header). */
@@ -189,7 +189,8 @@ export function createRest(options: RestOptions): RestLayer {
     const { route } = found;
     const read = await readBody(request, route.method);
     if (read instanceof BodyRefusal) return refusedFirst(request, url, route.field, read);
-    const body = validated(() => read && typedBody(schema, route.field, read, [...route.path.matchAll(/:([a-z_]+)/g)].map((param) => param[1]!)));
+    const pathNames = pathParameterNames(route);
+    const body = validated(() => read && typedBody(schema, route.field, withoutNames(read, pathNames), [...pathNames]));
     if (body instanceof Response) return body;
     const { authorization, source } = restCredential(request.headers, body, url.searchParams);
     const throttled = await throttledOutside(authorization, source);
@@ -198,7 +199,7 @@ export function createRest(options: RestOptions): RestLayer {
     // it) and `@current` bound: an alias passes some path ids in it.
     const match = await bindCurrent(found, options, authorization);
     if (match instanceof Response) return namingKeySource(match, source);
-    const query = validated(() => typedQuery(schema, route.field, pagingQuery(url.searchParams, match.query, route.ownLimit === true)));
+    const query = validated(() => typedQuery(schema, route.field, pagingQuery(url.searchParams, match.query, route.ownLimit === true, pathNames)));
     if (query instanceof Response) return query;
     if (match.route.eventStream && (request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return match.route.eventStream.handler(request, { ...body, project_id: Number(match.params.project_id) }, options, authorization);
@@ -278,6 +279,12 @@ function withParams(request: Request, match: Extract<Match, { kind: 'route' }>):
   return Object.defineProperty(request, 'params', { value: params });
 }
 
+/** The body without the fields of these names (the route's path parameters: see `pathParameterNames`). */
+function withoutNames(body: Record<string, unknown>, names: ReadonlySet<string>): Record<string, unknown> {
+  if (!Object.keys(body).some((key) => names.has(key))) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !names.has(key)));
+}
+
 /** What `read` returns, or the 400 of the ValidationError it throws. */
 function validated<T>(read: () => T): T | Response {
   try {
@@ -320,13 +327,13 @@ async function readBody(request: Request, method: string): Promise<Record<string
  * `offset` that is not a valid number falls back to the default instead of failing (unless the
  * route's `limit` is its own argument).
  */
-function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, ownLimit: boolean): URLSearchParams {
+function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, ownLimit: boolean, pathNames: ReadonlySet<string>): URLSearchParams {
   const kept = new URLSearchParams(fromPath);
   for (const [name, value] of params) {
     if (name === 'limit' && !ownLimit && !/^[1-9]\d{0,8}$/.test(value)) continue;
     if (name === 'offset' && !/^\d{1,9}$/.test(value)) continue;
-    // A path parameter is the operation's; the query string cannot override it. A key is no argument.
-    if (Object.hasOwn(fromPath, name) || name === KEY_PARAMETER) continue;
+    // A path parameter (of any of the route's paths) is read from the path only. A key is no argument.
+    if (pathNames.has(name) || Object.hasOwn(fromPath, name) || name === KEY_PARAMETER) continue;
     kept.append(name, value);
   }
   return kept;

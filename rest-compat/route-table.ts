@@ -33,6 +33,22 @@ export interface RestRoute {
   eventStream?: { description: string; handler: EventStreamHandler };
 }
 
+const pathNames = new WeakMap<RestRoute, ReadonlySet<string>>();
+
+/**
+ * The parameters of a route's paths, its aliases' too: each is only ever read from a path. On
+ * `/environments/:id`, a `project_id` in the query string or the body (which `/projects/
+ * :project_id/environments/:id` takes from its path) is no argument, as PostHog ignores it.
+ */
+export function pathParameterNames(route: RestRoute): ReadonlySet<string> {
+  let names = pathNames.get(route);
+  if (!names) {
+    names = new Set([route.path, ...(route.aliases ?? [])].flatMap((path) => [...path.matchAll(/:([a-z_]+)/g)].map((param) => param[1]!)));
+    pathNames.set(route, names);
+  }
+  return names;
+}
+
 /**
  * Answers an operation as a stream: its request, its arguments (path and body), the router to run
  * it through, and the caller's credential (wherever the request carried it).

@@ -322,7 +322,14 @@ describe('environment paths under both prefixes', () => {
     const patched = await api(stack.url, 'PATCH', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key, body: { surveys_opt_in: true } });
     expect(patched.body.surveys_opt_in).toBe(true);
     expect((await api(stack.url, 'GET', `/api/projects/${owner.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).status).toBe(404);
-    expect((await api(stack.url, 'GET', `/api/environments/${own.environment_id}/?project_id=${owner.project_id}`, { key: own.personal_api_key })).status).toBe(404);
+    // `project_id` is read from the long path only: elsewhere PostHog ignores it, in the query string or the body.
+    for (const query of [`?project_id=${owner.project_id}`, '?project_id=abc']) {
+      expect(await api(stack.url, 'GET', `/api/environments/${own.environment_id}/${query}`, { key: own.personal_api_key })).toMatchObject({ status: 200, body: { id: own.environment_id, surveys_opt_in: true } });
+    }
+    const withProjectId = await api(stack.url, 'PATCH', `/api/environments/${own.environment_id}/`, { key: own.personal_api_key, body: { project_id: 999_999, anonymize_ips: true } });
+    expect(withProjectId).toMatchObject({ status: 200, body: { id: own.environment_id, anonymize_ips: true } });
+    const overridden = await api(stack.url, 'GET', `/api/projects/${owner.project_id}/environments/${own.environment_id}/?project_id=${own.project_id}`, { key: own.personal_api_key });
+    expect(overridden.status).toBe(404);
     const viaShort = await api(stack.url, 'PATCH', `/api/environments/${own.environment_id}/rotate_secret_token/`, { key: own.personal_api_key });
     expect(viaShort.body.secret_api_token).toMatch(/^phs_/);
     expect((await api(stack.url, 'PUT', `/api/projects/${own.project_id}/environments/${own.environment_id}/`, { key: own.personal_api_key })).headers.get('allow')).toBe('GET, PATCH, HEAD, OPTIONS');

@@ -1,5 +1,5 @@
 import { errorResponses, type ErrorStatus, type OpenApiObject } from '../../subgraphs/shared/openapi/openapi.errors.js';
-import { CURRENT, placementKind, type RestRoute } from '../route-table.js';
+import { CURRENT, pathParameterNames, placementKind, type RestRoute } from '../route-table.js';
 import { operationIdOf, tagOf } from './openapi.naming.js';
 
 /** PostHog's name for the personal API key scheme. */
@@ -14,19 +14,21 @@ const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Delet
 /**
  * The operation of a route on one of its paths (its own or an alias), from SOFA's operation for
  * the route's field: path parameters from the path, write arguments in the JSON body only (never
- * the path's), the route's status, PostHog's operationId and tag, the API document's summary, and
+ * a path's, its aliases' included), the route's status, PostHog's operationId and tag, the API document's summary, and
  * the bearer scheme unless the route is public.
  */
 export function restOperation(sofa: OpenApiObject, route: RestRoute, path: string, schemas: OpenApiObject): OpenApiObject {
   const method = route.method.toLowerCase();
   const pathNames = [...path.matchAll(/\{([a-z_]+)\}/g)].map((found) => found[1]!);
+  const routeNames = pathParameterNames(route);
   const sofaParameters: OpenApiObject[] = sofa.parameters ?? [];
   const parameters = [
     ...pathNames.map((name) => pathParameter(name, path, route, sofaParameters.find((parameter) => parameter.name === name))),
-    // A GET's and a DELETE's arguments come in the query string, the others' in the body only.
-    ...(method === 'get' || method === 'delete' ? sofaParameters.filter((parameter) => parameter.in === 'query' && !pathNames.includes(parameter.name)) : []),
+    // A GET's and a DELETE's arguments come in the query string, the others' in the body only;
+    // a parameter of any of the route's paths, from a path only (`pathParameterNames`).
+    ...(method === 'get' || method === 'delete' ? sofaParameters.filter((parameter) => parameter.in === 'query' && !routeNames.has(parameter.name)) : []),
   ];
-  const body = requestBody(sofa.requestBody, pathNames);
+  const body = requestBody(sofa.requestBody, [...routeNames]);
   const status = route.status ?? 200;
   // SOFA answers the route's status (201, 204) where the route sets one.
   const success = (sofa.responses?.[status] ?? sofa.responses?.['200'])?.content?.['application/json']?.schema;
