@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { openDatabase, type Database } from './shared/db/database.js';
 import { migrate } from './shared/db/migrate.js';
 import { openOrm, type Orm } from './shared/db/orm.js';
 import type { Logger } from './shared/logger.js';
+import { SecretBox } from './shared/secrets.js';
 import { watchPool, type PoolState } from './shared/metrics.js';
 import { closeRateLimiter } from './shared/rate-limit.js';
 import { ClusterPubSub } from './shared/cluster/cluster.pubsub.js';
@@ -60,6 +62,7 @@ export async function prepareDatabase(config: Config, log: Logger): Promise<Data
   const orms = new Map<SubgraphDefinition, Orm>();
   try {
     await openMigrated(allSubgraphs, database.url, log, orms, 1);
+    await checkSecretKey(orms.values().next().value!.em.fork(), config.SECRET_KEY);
     if (database.embedded) {
       await bootstrapFirstStart(config, orms, log);
       writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
@@ -71,6 +74,16 @@ export async function prepareDatabase(config: Config, log: Logger): Promise<Data
   } finally {
     await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
   }
+}
+
+/**
+ * Refuses a SECRET_KEY that does not open the secrets the database holds: they were sealed under
+ * another key (a DATA_DIR's generated key lost or replaced, another deployment's key, a command
+ * run without the server's key), and every read of a token would fail with a 500.
+ */
+export async function checkSecretKey(em: EntityManager, secretKey: string): Promise<void> {
+  if (await projectsFacade.opensSealedSecrets(em, new SecretBox(secretKey))) return;
+  throw new ConfigError('SECRET_KEY', 'does not open the secrets this database holds (they were sealed under another key)');
 }
 
 /** Forgets the embedded database's URL file of {@link prepareDatabase} (the server is stopping). */
@@ -122,6 +135,8 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : cluster.isWorker ? new ClusterPubSub(log) : new MemoryPubSub();
     if (owned) await openMigrated(definitions, database.url, log, orms);
     else for (const definition of definitions) orms.set(definition, await openOrm(definition, database.url));
+    // A cluster's primary checked it where it prepared the database.
+    if (owned) await checkSecretKey(orms.values().next().value!.em.fork(), config.SECRET_KEY);
     for (const [definition, orm] of orms) unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
     if (owned && database.embedded) await bootstrapFirstStart(config, orms, log);
     deletions = await startDeletions(orms, database.url, cleanupOrms, log);

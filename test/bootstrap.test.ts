@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, gql } from './kit/http.js';
 import { BUILD_DIR } from './kit/process.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
+import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
 
 const CLI = `${BUILD_DIR}/subgraphs/cli/bootstrap.cli.js`;
 const PASSWORD = 'a long password';
@@ -177,4 +178,25 @@ describe('npm run bootstrap', () => {
       expect(result.stderr).not.toContain('> analytics-platform@');
     });
   });
+});
+
+describe('a SECRET_KEY that does not open the database', () => {
+  it('stops npm run bootstrap and npm start with one line naming SECRET_KEY (exit 1), and changes nothing', async () => {
+    const databaseUrl = await createScratchDatabase(inject('databaseUrl'), 'analytics_boot_key');
+    try {
+      const env = { DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-boot-key-')), BOOTSTRAP_PASSWORD: PASSWORD, LOG_LEVEL: 'silent' };
+      const args = ['--email', 'key-check@example.test', '--organization', 'Key check'];
+      const first = await bootstrapCli(args, { ...env, SECRET_KEY: TEST_SECRET_KEY });
+      expect(first.code).toBe(0);
+      const other = { ...env, SECRET_KEY: 'another key, of more than thirty-two characters' };
+      const line = /^invalid setting SECRET_KEY: does not open the secrets this database holds \(they were sealed under another key\)\n$/;
+      expect(await bootstrapCli(args, other)).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(line) });
+      expect(await run(process.execPath, [`${BUILD_DIR}/router/main.js`], { ...other, WORKERS: '1', PORT: '0' })).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(line) });
+      // The right key still opens what the first run sealed.
+      const again = await bootstrapCli(args, { ...env, SECRET_KEY: TEST_SECRET_KEY });
+      expect(oneJsonObject(again.stdout).project_api_key).toBe(oneJsonObject(first.stdout).project_api_key);
+    } finally {
+      await dropDatabase(databaseUrl);
+    }
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { Option } from 'commander';
 import { subgraphNamed } from '../index.js';
-import { embeddedUrlFile } from '../platform.js';
+import { checkSecretKey, embeddedUrlFile } from '../platform.js';
 import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
 import { parseConfig, setConfig } from '../shared/config.js';
 import { openDatabase } from '../shared/db/database.js';
@@ -71,6 +71,7 @@ async function main(options: BootstrapOptions): Promise<number> {
   try {
     await migrate(accounts, accountsOrm, log);
     await migrate(projects, projectsOrm, log);
+    await checkSecretKey(projectsOrm.em.fork(), config.SECRET_KEY);
     const result = await projectsFacade.bootstrap(
       { accounts: accountsOrm.em.fork(), projects: projectsOrm.em.fork() },
       { email: options.email, password, organization: options.organization, project: options.project },

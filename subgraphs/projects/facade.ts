@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bootstrap, type BootstrapInput, type BootstrapResult } from './bootstrap/bootstrap.service.js';
 import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
+import type { SecretBox } from '../shared/secrets.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
 import { placeEnvironments, reachEnvironment } from './environments/environment-placement.js';
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
@@ -12,6 +13,21 @@ export type { BootstrapInput, BootstrapResult, CurrentPlacement, ResolvedPlaceme
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
+  /**
+   * Whether `box` opens the secrets the database holds (one environment's token stands for all:
+   * every subgraph seals with the same SECRET_KEY); true in a database that holds none yet.
+   */
+  opensSealedSecrets: async (em: EntityManager, box: SecretBox): Promise<boolean> => {
+    const [sample] = await em.getConnection().execute<{ sealed: string }[]>('select api_token_sealed as sealed from projects.environments order by id limit 1');
+    if (!sample) return true;
+    try {
+      box.open(sample.sealed);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+
   /**
    * The environment's project and organization if the actor may reach it (404 when it does not
    * exist or is being deleted, 403 when it is another organization's). Any subgraph's
