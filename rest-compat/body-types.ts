@@ -1,8 +1,7 @@
 import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isListType, isNonNullType, type GraphQLArgument, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { ValidationError } from '../subgraphs/shared/errors.js';
+import { drfBoolean, drfInteger } from '../subgraphs/shared/validation.js';
 
-const TRUE = new Set<unknown>([true, 1, 'true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1', 't', 'T', 'y', 'Y']);
-const FALSE = new Set<unknown>([false, 0, 'false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0', 'f', 'F', 'n', 'N']);
 /** A decimal number as Python's float() reads one (ASCII digits, `_` between them); not `inf` or `nan`. */
 const DECIMAL = /^[ \t\n\r\f\v]*[-+]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[-+]?\d+(_\d+)*)?[ \t\n\r\f\v]*$/i;
 
@@ -62,13 +61,13 @@ function coerce(attr: string, type: GraphQLInputType, value: unknown): unknown {
   }
   const named = getNamedType(inner);
   if (named === GraphQLBoolean) {
-    if (TRUE.has(value)) return true;
-    if (FALSE.has(value)) return false;
-    throw new ValidationError('Must be a valid boolean.', attr);
+    const boolean = drfBoolean(value);
+    if (boolean === undefined) throw new ValidationError('Must be a valid boolean.', attr);
+    return boolean;
   }
   if (named === GraphQLInt) {
-    const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number)) throw new ValidationError('A valid integer is required.', attr);
+    const number = drfInteger(value);
+    if (number === undefined) throw new ValidationError('A valid integer is required.', attr);
     if (Math.abs(number) > 2_147_483_647) throw new ValidationError('Ensure this value is a 32-bit integer.', attr, 'max_value');
     return number;
   }

@@ -134,3 +134,19 @@ export function refuseNulls(input: object, fields: readonly string[]): void {
   const field = fields.find((name) => (input as Record<string, unknown>)[name] === null);
   if (field !== undefined) throw new ValidationError('This field may not be null.', field, 'null');
 }
+
+const DRF_TRUE = new Set<unknown>([true, 1, 'true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1', 't', 'T', 'y', 'Y']);
+const DRF_FALSE = new Set<unknown>([false, 0, 'false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0', 'f', 'F', 'n', 'N']);
+
+/** What Django REST framework's BooleanField reads a value as (`"yes"`, `1`, `"off"`…); undefined when it refuses it. */
+export function drfBoolean(value: unknown): boolean | undefined {
+  if (DRF_TRUE.has(value)) return true;
+  if (DRF_FALSE.has(value)) return false;
+  return undefined;
+}
+
+/** What DRF's IntegerField reads a value as (a whole number, or a string of digits); undefined when it refuses it. */
+export function drfInteger(value: unknown): number | undefined {
+  const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) ? number : undefined;
+}

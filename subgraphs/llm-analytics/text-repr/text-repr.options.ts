@@ -2,6 +2,7 @@
 import { isObject } from './json.guards.js';
 import { pyTypeName } from './python.format.js';
 import { TextReprInputError } from './text-repr.errors.js';
+import { drfBoolean, drfInteger } from '../../shared/validation.js';
 
 export interface TextReprOptions {
   /** Maximum length of the whole text in code points; longer texts are sampled (default 2,000,000). */
@@ -57,7 +58,8 @@ const OPTION_FIELDS: [keyof TextReprOptions | 'include_metadata', OptionKind][] 
  * Validates `options` and fills in defaults. Unknown keys are ignored; `options` may be undefined or null.
  * Wrong types and out-of-range values throw TextReprInputError with attr `options__<name>` and DRF's messages
  * (`A valid integer is required.`, `Must be a valid boolean.`, `Ensure this value is greater than or equal to 1.`).
- * Values must have their JSON type: DRF's coercion of strings such as `"10"` or `"true"` is not reproduced.
+ * Values are read as PostHog's serializer (DRF) reads them: integers from digit strings (`"10"`),
+ * booleans from `"yes"`, `1`, `"off"`….
  */
 export function parseTextReprOptions(options: unknown): TextReprOptions {
   const result: TextReprOptions = { ...DEFAULT_TEXT_REPR_OPTIONS };
@@ -77,14 +79,11 @@ export function parseTextReprOptions(options: unknown): TextReprOptions {
       }
       throw new TextReprInputError('This field may not be null.', attr, 'null');
     }
-    if (kind.type === 'boolean') {
-      if (typeof value !== 'boolean') throw new TextReprInputError('Must be a valid boolean.', attr);
-    } else {
-      if (typeof value !== 'number' || !Number.isInteger(value)) throw new TextReprInputError('A valid integer is required.', attr);
-      if (value < kind.min) throw new TextReprInputError(`Ensure this value is greater than or equal to ${kind.min}.`, attr, 'min_value');
-    }
+    const read = kind.type === 'boolean' ? drfBoolean(value) : drfInteger(value);
+    if (read === undefined) throw new TextReprInputError(kind.type === 'boolean' ? 'Must be a valid boolean.' : 'A valid integer is required.', attr);
+    if (kind.type === 'integer' && (read as number) < kind.min) throw new TextReprInputError(`Ensure this value is greater than or equal to ${kind.min}.`, attr, 'min_value');
     // `-0` is a valid integer that should read as 0.
-    if (name !== 'include_metadata') values[name] = value === 0 ? 0 : value;
+    if (name !== 'include_metadata') values[name] = read === 0 ? 0 : read;
   }
   return result;
 }

@@ -68,13 +68,14 @@ describe('validation', () => {
     ['$ai_generation', { id: 'g' }, { max_length: 0 }, 'Ensure this value is greater than or equal to 1.', 'options__max_length'],
     ['$ai_trace', {}, { truncate_buffer: -1 }, 'Ensure this value is greater than or equal to 0.', 'options__truncate_buffer'],
     ['$ai_span', {}, { max_length: 1.5 }, 'A valid integer is required.', 'options__max_length'],
-    ['$ai_span', {}, { max_length: '10' }, 'A valid integer is required.', 'options__max_length'],
+    ['$ai_span', {}, { max_length: 'ten' }, 'A valid integer is required.', 'options__max_length'],
+    ['$ai_span', {}, { max_length: '10.5' }, 'A valid integer is required.', 'options__max_length'],
     ['$ai_span', {}, { max_length: null }, 'This field may not be null.', 'options__max_length'],
-    ['$ai_span', {}, { truncated: 'yes' }, 'Must be a valid boolean.', 'options__truncated'],
-    ['$ai_span', {}, { include_metadata: 1 }, 'Must be a valid boolean.', 'options__include_metadata'],
+    ['$ai_span', {}, { truncated: 'maybe' }, 'Must be a valid boolean.', 'options__truncated'],
+    ['$ai_span', {}, { include_metadata: 2 }, 'Must be a valid boolean.', 'options__include_metadata'],
     ['$ai_span', {}, { max_depth: -1 }, 'Ensure this value is greater than or equal to 0.', 'options__max_depth'],
     ['$ai_span', {}, { tools_collapse_threshold: true }, 'A valid integer is required.', 'options__tools_collapse_threshold'],
-    ['$ai_span', {}, { include_line_numbers: 'true' }, 'Must be a valid boolean.', 'options__include_line_numbers'],
+    ['$ai_span', {}, { include_line_numbers: 'si' }, 'Must be a valid boolean.', 'options__include_line_numbers'],
     ['$ai_trace', {}, undefined, "Trace events require 'trace' object and 'hierarchy' array in data field", null],
     ['$ai_trace', { trace: {}, hierarchy: [] }, undefined, "Trace events require 'trace' object and 'hierarchy' array in data field", null],
     ['$ai_trace', { trace: { id: 't' }, hierarchy: {} }, undefined, "Trace events require 'trace' object and 'hierarchy' array in data field", null],
@@ -133,6 +134,21 @@ describe('parseTextReprOptions', () => {
 
   it.each([undefined, null, {}, { unknown: 'ignored', include_metadata: true }])('fills defaults for %j', (options) => {
     expect(parseTextReprOptions(options)).toEqual(defaults);
+  });
+
+  it('reads strings as PostHog\'s serializer (DRF) reads them: digits as integers, "yes", "off", 1… as booleans', () => {
+    const options = { max_length: ' 10 ', truncated: 'no', truncate_buffer: '0', include_markers: 'off', collapsed: 'yes', include_hierarchy: 0, max_depth: '2', tools_collapse_threshold: '7', include_line_numbers: 'true', include_metadata: 1 };
+    expect(parseTextReprOptions(options)).toEqual({
+      max_length: 10,
+      truncated: false,
+      truncate_buffer: 0,
+      include_markers: false,
+      collapsed: true,
+      include_hierarchy: false,
+      max_depth: 2,
+      tools_collapse_threshold: 7,
+      include_line_numbers: true,
+    });
   });
 
   it('keeps valid values', () => {
