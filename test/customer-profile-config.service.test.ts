@@ -77,6 +77,13 @@ describe(CustomerProfileConfigService.name, () => {
       expect(second.sequence).toBe(first.sequence + 1);
       await events.return!();
     });
+
+    it('refuses a null scope as DRF does (400 null), changing nothing', async () => {
+      const created = await service().create(actor, { project_id: environment, scope: CustomerProfileScope.person });
+      const nulled = service().update(actor, { project_id: environment, id: created.id, scope: null as unknown as undefined, sidebar: { c: 3 } });
+      await expect(nulled).rejects.toMatchObject({ extensions: { code: 'null', attr: 'scope', status: 400 } });
+      expect(await service().get(actor, environment, created.id)).toMatchObject({ scope: 'person', sidebar: {} });
+    });
   });
 
   describe('get', () => {

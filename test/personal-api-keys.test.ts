@@ -149,6 +149,14 @@ describe('personal API keys', () => {
     expect(renamed.body).not.toHaveProperty('value');
     const blank = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body: { label: '  ' } });
     expect(blank.body).toMatchObject({ code: 'blank', attr: 'label' });
+    // A null is no "unchanged": DRF refuses it, over REST and GraphQL alike, and nothing changes.
+    for (const body of [{ label: null }, { scopes: null, label: 'not kept' }]) {
+      const refused = await api(stack.url, 'PATCH', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key, body });
+      expect(refused).toMatchObject({ status: 400, body: { code: 'null', attr: Object.keys(body)[0] } });
+    }
+    const nullOverGraph = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { update_personal_api_key(id: $id, label: null) { label } }', { id: created.body.id }, own.personal_api_key);
+    expect(nullOverGraph.errors?.[0]?.extensions).toMatchObject({ code: 'null', attr: 'label', status: 400 });
+    expect((await api(stack.url, 'GET', `/api/personal_api_keys/${created.body.id}/`, { key: own.personal_api_key })).body.label).toBe('new name');
     const graph = await gql(stack.graphqlUrl, 'mutation ($id: ID!) { update_personal_api_key(id: $id, label: "via graph") { label } }', { id: created.body.id }, own.personal_api_key);
     expect(graph.data.update_personal_api_key).toEqual({ label: 'via graph' });
   });

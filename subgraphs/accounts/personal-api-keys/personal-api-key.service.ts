@@ -7,7 +7,7 @@ import { generateToken, maskSecret } from '../../shared/crypto.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { tokenHash } from '../../shared/secrets.js';
-import { isUuid } from '../../shared/validation.js';
+import { isUuid, refuseNulls } from '../../shared/validation.js';
 import { User } from '../users/user.entity.js';
 import type { CreatePersonalApiKeyArgs } from './personal-api-key.inputs.js';
 import { NewPersonalApiKey } from './new-personal-api-key.type.js';
@@ -50,6 +50,7 @@ export class PersonalApiKeyService {
   /** A new label or new scopes; new scopes hold at once. */
   async update(actor: Actor, id: string, changes: { label?: string | null; scopes?: string[] | null }): Promise<PersonalApiKey> {
     const key = await this.get(actor, id);
+    refuseNulls(changes, ['label', 'scopes']);
     if (changes.label != null) key.label = validLabel(changes.label);
     if (changes.scopes != null) key.scopes = validScopes(changes.scopes);
     await this.em.flush();

@@ -4,7 +4,7 @@ import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
 import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
-import { exceedsDepth, isUuid, jsonSize, MAX_JSON_DEPTH } from '../../shared/validation.js';
+import { exceedsDepth, isUuid, jsonSize, MAX_JSON_DEPTH, refuseNulls } from '../../shared/validation.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { CustomerProfileConfig } from './customer-profile-config.entity.js';
 import { ChangeAction, changesTopic, type ChangePayload } from './customer-profile-config.event.js';
@@ -61,6 +61,7 @@ export class CustomerProfileConfigService {
 
   async update(actor: Actor, args: UpdateCustomerProfileConfigArgs): Promise<CustomerProfileConfig> {
     const config = await this.get(actor, args.project_id, args.id);
+    refuseNulls(args, ['scope']);
     if (args.scope != null) config.scope = args.scope;
     if (args.content !== undefined) config.content = layout(args.content, 'content');
     if (args.sidebar !== undefined) config.sidebar = layout(args.sidebar, 'sidebar');
