@@ -333,7 +333,7 @@ function pagingQuery(params: URLSearchParams, fromPath: Record<string, string>, 
     if (name === 'limit' && !ownLimit && !/^[1-9]\d{0,8}$/.test(value)) continue;
     if (name === 'offset' && !/^\d{1,9}$/.test(value)) continue;
     // A path parameter (of any of the route's paths) is read from the path only. A key is no argument.
-    if (pathNames.has(name) || Object.hasOwn(fromPath, name) || name === KEY_PARAMETER) continue;
+    if (pathNames.has(name) || name === KEY_PARAMETER) continue;
     kept.append(name, value);
   }
   return kept;

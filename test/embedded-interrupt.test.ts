@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUILD_DIR, freePort, startPlatform } from './kit/process.js';
+import { freePort, startPlatform } from './kit/process.js';
 
 /**
  * Ctrl-C in a terminal: SIGINT to the whole foreground process group. The embedded PostgreSQL
@@ -14,7 +13,7 @@ import { BUILD_DIR, freePort, startPlatform } from './kit/process.js';
  */
 describe('Ctrl-C on the embedded default', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-interrupt-'));
-  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(process.env.TEST_WORKERS ? { WORKERS: process.env.TEST_WORKERS } : {}) };
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
 
   afterAll(async () => {
     // Whatever a failed run left running is stopped by the platform's own recovery of its DATA_DIR.
@@ -27,15 +26,9 @@ describe('Ctrl-C on the embedded default', () => {
   it('answers the batch it is receiving, then stops PostgreSQL and exits 0', async () => {
     const port = await freePort();
     // A process group of its own, as a shell gives a command: the signal below is the terminal's.
-    const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env: { ...env, PORT: String(port) }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let stdout = '';
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const platform = await startPlatform({ ...env, PORT: String(port) }, 90_000, { detached: true });
+    const child = platform.child;
     try {
-      while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status === 200, () => false))) {
-        expect(child.exitCode, stdout).toBeNull();
-        await sleep(200);
-      }
       const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { project_api_key: string };
       const event = { event: 'interrupted', distinct_id: 'terminal', timestamp: new Date(Date.now() - 3 * 86_400_000).toISOString() };
       const body = Buffer.from(JSON.stringify({ api_key: boot.project_api_key, historical_migration: true, batch: [event] }));
@@ -56,7 +49,7 @@ describe('Ctrl-C on the embedded default', () => {
       sending.end(body.subarray(16));
 
       expect(await answered).toEqual({ status: 200, text: '{"status":"Ok"}' });
-      expect(await exited).toBe(0);
+      expect(await platform.exited).toBe(0);
       // Stopped by the platform, not left behind in its group of its own.
       expect(processesUnder(dataDir)).toEqual([]);
     } finally {

@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { freePort, startPlatform } from './kit/process.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
@@ -21,10 +20,6 @@ describe('LOG_LEVEL', () => {
       LOG_LEVEL: level,
     });
     try {
-      for (let tries = 0; (await fetch(`${platform.url}/healthz`)).status !== 200; tries++) {
-        expect(tries).toBeLessThan(600);
-        await sleep(100);
-      }
       const answer = await fetch(`${platform.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
       expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
     } finally {

@@ -13,7 +13,7 @@ describe('started outside the repository', () => {
   it('serves GraphQL and REST', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'analytics-elsewhere-'));
     const env = { DATABASE_URL: inject('databaseUrl'), SECRET_KEY: TEST_SECRET_KEY, DATA_DIR: join(elsewhere, 'data'), PORT: String(await freePort()), LOG_LEVEL: 'warn' };
-    const platform = await startPlatform(env, 90_000, elsewhere);
+    const platform = await startPlatform(env, 90_000, { cwd: elsewhere });
     try {
       const graphql = await fetch(`${platform.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
       expect(await graphql.json()).toEqual({ data: { __typename: 'Query' } });

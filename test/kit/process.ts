@@ -19,11 +19,12 @@ export interface Platform {
  * The built `router/main.js` as `npm start` runs it, with exactly the given environment, and
  * `TEST_WORKERS` as its WORKERS where the test sets none: `TEST_WORKERS=1 npm test` runs every
  * suite that starts the platform in one process, as CI runs them with the default (two workers).
- * `cwd`: the directory it is started in (the repository's root unless given).
+ * `cwd`: the directory it is started in (the repository's root unless given); `detached`: in a
+ * process group of its own, as a shell starts a command (a signal to the group is then a terminal's).
  */
-export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000, cwd?: string): Promise<Platform> {
+export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000, options: { cwd?: string; detached?: boolean } = {}): Promise<Platform> {
   const workers: Record<string, string> = process.env.TEST_WORKERS ? { WORKERS: process.env.TEST_WORKERS } : {};
-  const child = spawn(process.execPath, [resolve(BUILD_DIR, 'router/main.js')], { cwd, env: { PATH: process.env.PATH ?? '', ...workers, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(BUILD_DIR, 'router/main.js')], { ...options, env: { PATH: process.env.PATH ?? '', ...workers, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
