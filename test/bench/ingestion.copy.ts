@@ -2,17 +2,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
+import { copyText } from '../../subgraphs/shared/db/copy.js';
 import type { ExportedEvent } from '../kit/events.js';
-
-/** COPY's text format: backslash, tab and line ends escaped. */
-function copyField(value: string): string {
-  return value.replace(/[\\\t\n\r]/g, (char) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[char]!);
-}
 
 /** Rows of `ingestion.events` for these events, as COPY reads them (kept off the heap). */
 export function copyChunk(events: ExportedEvent[], environmentId: number): Buffer {
   const rows = events.map((event) =>
-    [event.uuid!, environmentId, copyField(event.event), copyField(event.distinct_id), event.timestamp, copyField(JSON.stringify(event.properties))].join('\t'),
+    [event.uuid!, environmentId, copyText(event.event), copyText(event.distinct_id), event.timestamp, copyText(JSON.stringify(event.properties))].join('\t'),
   );
   return Buffer.from(`${rows.join('\n')}\n`);
 }

@@ -4,20 +4,14 @@ import type { CapturedEvent } from './captured-event.js';
 import { parseIsoTime } from './event-time.rules.js';
 import { readEvent, type BatchContext } from './event.rules.js';
 
-/** Where a batch's events are in a JSON text: the text itself, its `batch`, or the text as one event. */
-export interface EventDocuments {
-  json: string;
-  path: 'array' | 'batch' | 'single';
-}
-
 /** A batch as it arrives, from `/batch/` or the `ingest_batch` mutation. */
 export interface BatchInput {
   api_key?: string | null;
   historical_migration?: boolean | null;
   sent_at?: string | null;
   batch: unknown[];
-  /** The events as received, when they came as JSON (the database reads their properties there). */
-  documents?: EventDocuments;
+  /** Each event's `properties` as sent, when the events came as JSON text (`propertyTexts`). */
+  property_texts?: (string | null)[];
 }
 
 /** Namespace of the ids derived for events sent without one. */
@@ -32,7 +26,7 @@ export function readBatch(input: BatchInput, now: number): CapturedEvent[] {
   if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
   if (input.batch.length === 0) throw new ValidationError('This list may not be empty.', 'batch', 'empty');
   const context: BatchContext = { historical_migration: input.historical_migration === true, sent_at: sentAt(input.sent_at), now };
-  return input.batch.map((raw, index) => readEvent(raw, index, context));
+  return input.batch.map((raw, index) => readEvent(raw, index, context, input.property_texts?.[index] ?? null));
 }
 
 /**

@@ -5,18 +5,18 @@ import { refusal as refusalOf } from './refusal.fixture.js';
 const refusal = (text: string) => refusalOf(() => readPayload(text));
 
 describe('readPayload', () => {
-  it("reads PostHog's three shapes, keeping the text for the database", () => {
-    const envelope = JSON.stringify({ api_key: 'phc_a', historical_migration: true, sent_at: '2026-01-01T00:00:00Z', batch: [{ event: 'x' }] });
+  it("reads PostHog's three shapes, keeping each event's properties as sent", () => {
+    const envelope = '{"api_key": "phc_a", "historical_migration": true, "sent_at": "2026-01-01T00:00:00Z", "batch": [{"event": "x", "properties": {"n": 1.50}}, {"event": "y"}]}';
     expect(readPayload(envelope)).toEqual({
       api_key: 'phc_a',
       historical_migration: true,
       sent_at: '2026-01-01T00:00:00Z',
-      batch: [{ event: 'x' }],
-      documents: { json: envelope, path: 'batch' },
+      batch: [{ event: 'x', properties: { n: 1.5 } }, { event: 'y' }],
+      property_texts: ['{"n": 1.50}', null],
     });
     expect(readPayload('{"token": "phc_b", "batch": []}').api_key).toBe('phc_b');
-    expect(readPayload('[{"event": "x"}]')).toMatchObject({ batch: [{ event: 'x' }], documents: { path: 'array' } });
-    expect(readPayload('{"event": "x", "api_key": "phc_c"}')).toMatchObject({ batch: [{ event: 'x', api_key: 'phc_c' }], documents: { path: 'single' } });
+    expect(readPayload('[{"event": "x", "properties": {"big": 12345678901234567890}}]')).toMatchObject({ property_texts: ['{"big": 12345678901234567890}'] });
+    expect(readPayload('{"event": "x", "api_key": "phc_c", "properties" : {} }')).toMatchObject({ batch: [{ event: 'x', api_key: 'phc_c' }], property_texts: ['{}'] });
   });
 
   it('answers 400 for text that is no JSON, nothing, or neither an object nor a list', () => {
@@ -31,9 +31,9 @@ describe('readPayload', () => {
     expect(refusal('{"sent_at": false, "batch": []}')).toMatchObject({ attr: 'sent_at' });
   });
 
-  it('replaces NUL characters and unpaired surrogates, which PostgreSQL cannot store, and then hands the database the cleaned events', () => {
+  it('replaces NUL characters and unpaired surrogates, which PostgreSQL cannot store, and then stores the cleaned properties, not the text', () => {
     const input = readPayload('{"batch": [{"event": "a\\u0000b", "properties": {"k\\ud800": "v"}}]}');
     expect(input.batch).toEqual([{ event: 'a\ufffdb', properties: { ['k\ufffd']: 'v' } }]);
-    expect(input.documents).toEqual({ json: JSON.stringify(input.batch), path: 'array' });
+    expect(input.property_texts).toBeUndefined();
   });
 });

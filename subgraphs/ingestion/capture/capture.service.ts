@@ -7,7 +7,7 @@ import { ingestedEvents } from '../../shared/metrics.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { limitsOf, rateLimiter } from '../../shared/rate-limit.js';
 import { PROFILES_QUEUED_TOPIC } from '../profiles/profile.queue.js';
-import { identify, readBatch, type BatchInput, type EventDocuments } from './batch.rules.js';
+import { identify, readBatch, type BatchInput } from './batch.rules.js';
 import type { CapturedEvent } from './captured-event.js';
 import { batchToken } from './batch-token.js';
 import { writeBatch } from './batch.writer.js';
@@ -53,7 +53,7 @@ export class CaptureService {
 
   private async write(target: IngestionTarget, batch: ReadBatch): Promise<BatchOutcome> {
     const { events, dropped, received } = batch;
-    const { stored, queuedProfiles } = events.length > 0 ? await writeBatch(this.em, target, events, batch.documents, this.log) : { stored: 0, queuedProfiles: false };
+    const { stored, queuedProfiles } = events.length > 0 ? await writeBatch(this.em, target, events, this.log) : { stored: 0, queuedProfiles: false };
     if (queuedProfiles) await this.pubsub.publish(PROFILES_QUEUED_TOPIC, { environment_id: target.environment_id });
     // After the commit and on its own: the batch never locks its environment's row (a deletion
     // holds it while it waits for the batch), and a batch lost before this leaves it to the next.
@@ -70,7 +70,6 @@ interface ReadBatch {
   /** The events to store, after the environment's restrictions. */
   events: CapturedEvent[];
   dropped: number;
-  documents: EventDocuments;
   received: number;
   historical: boolean;
   started: number;
@@ -85,7 +84,6 @@ function read(input: BatchInput, target: IngestionTarget, started: number): Read
   return {
     events: kept,
     dropped,
-    documents: input.documents ?? { json: JSON.stringify(input.batch), path: 'array' },
     received: input.batch.length,
     historical: input.historical_migration === true,
     started,

@@ -16,8 +16,7 @@ export interface GroupUpdate {
 
 /**
  * An event of a batch that passed every rule: what storing it and its profile changes need. Its
- * properties stay in the documents as received (the database reads them there), so that the
- * parsed request can go as soon as it is read.
+ * properties are kept as JSON text, so that the parsed request can go as soon as it is read.
  */
 export interface CapturedEvent {
   /** Its place in the batch, for errors. */
@@ -32,6 +31,8 @@ export interface CapturedEvent {
   timestamp: string;
   /** The same, in milliseconds since the epoch. */
   time: number;
+  /** Its properties as stored: the text sent, or JSON of what the rules changed (top-level `$set`, `$set_once`). */
+  properties: string;
   /** `properties.$session_id`, which ingestion restrictions may name. */
   session_id: string | null;
   /** Null when the event keeps away from persons (`$process_person_profile: false`, or a restriction). */

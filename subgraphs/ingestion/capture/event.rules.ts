@@ -11,6 +11,9 @@ export const MAX_EVENT_NAME_LENGTH = 200;
 /** The API document's rule for historical imports. */
 export const HISTORICAL_MIN_AGE_MS = 48 * 3_600_000;
 
+/** Top-level keys whose objects join the same keys in `properties`. */
+const TOP_LEVEL_SETS = ['$set', '$set_once'] as const;
+
 /** What every event of a batch is read against. */
 export interface BatchContext {
   historical_migration: boolean;
@@ -23,14 +26,18 @@ export interface BatchContext {
  * One event of a batch, checked and put in the form it is stored in, or a 400 naming its index and
  * field. `distinct_id` may sit at the top level (PostHog's SDKs), as `$distinct_id`, or in
  * `properties` (the API document); top-level `$set` and `$set_once` join those in `properties`.
+ * `sent` is the text of its `properties` as received, stored as it is when the rules change none
+ * of them (a number JSON cannot hold exactly in JavaScript keeps its digits).
  */
-export function readEvent(raw: unknown, index: number, context: BatchContext): CapturedEvent {
+export function readEvent(raw: unknown, index: number, context: BatchContext, sent: string | null = null): CapturedEvent {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw eventError(index, null, `Invalid data. Expected a dictionary, but got ${typeName(raw)}.`, 'invalid_input');
   }
   const input = raw as JsonObject;
   const event = eventName(input.event, index);
+  const asSent = sent !== null && isObject(input.properties) && TOP_LEVEL_SETS.every((key) => input[key] === undefined || input[key] === null);
   const properties = eventProperties(input, index);
+  const text = asSent ? sent : propertiesText(properties, index);
   const distinctId = distinctIdOf(input, properties, index);
   const given = eventTime(input.timestamp, index, context);
   // A historical import replays the times it was given (PostHog's advice is to send no sent_at
@@ -49,11 +56,12 @@ export function readEvent(raw: unknown, index: number, context: BatchContext): C
   return {
     index,
     uuid: uuid ?? '',
-    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), properties, index),
+    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), asSent ? propertiesText(properties, index) : text),
     event,
     distinct_id: distinctId,
     timestamp: formatEventTime(time),
     time: time.ms,
+    properties: text,
     session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
     person: properties.$process_person_profile === false ? null : personUpdate(event, distinctId, properties, index),
     group,
@@ -80,7 +88,7 @@ function eventProperties(input: JsonObject, index: number): JsonObject {
     throw eventError(index, 'properties', `Invalid data. Expected a dictionary, but got ${typeName(input.properties)}.`, 'invalid_input');
   }
   const properties = (input.properties as JsonObject | undefined) ?? {};
-  for (const key of ['$set', '$set_once'] as const) {
+  for (const key of TOP_LEVEL_SETS) {
     if (input[key] === undefined || input[key] === null) continue;
     if (!isObject(input[key])) throw eventError(index, key, `Invalid data. Expected a dictionary, but got ${typeName(input[key])}.`, 'invalid_input');
     const inner = properties[key];
@@ -131,8 +139,14 @@ function eventUuid(value: unknown, index: number): string | null {
   return value.toLowerCase();
 }
 
-/** Person, name, time and a hash of the content: with the environment, what an event's derived uuid comes from. */
-function contentKey(distinctId: string, event: string, timestamp: string, properties: JsonObject, index: number): string {
-  const content = jsonText(properties, () => eventError(index, 'properties', 'The properties nest too deeply to be stored.', 'too_deep'));
-  return `${distinctId}\n${event}\n${timestamp}\n${createHash('sha256').update(content).digest('hex')}`;
+/**
+ * Person, name, time and a hash of the properties as JSON writes them (not as sent: a retry that
+ * spaces them otherwise is the same event): with the environment, what a derived uuid comes from.
+ */
+function contentKey(distinctId: string, event: string, timestamp: string, properties: string): string {
+  return `${distinctId}\n${event}\n${timestamp}\n${createHash('sha256').update(properties).digest('hex')}`;
+}
+
+function propertiesText(properties: JsonObject, index: number): string {
+  return jsonText(properties, () => eventError(index, 'properties', 'The properties nest too deeply to be stored.', 'too_deep'));
 }

@@ -11,6 +11,7 @@ const captured = (fields: Partial<CapturedEvent>): CapturedEvent => ({
   distinct_id: 'user-1',
   timestamp: '2026-01-01T00:00:00.000000Z',
   time: 0,
+  properties: '{}',
   session_id: null,
   person: { set: null, set_once: null, unset: null, merge: null },
   group: null,

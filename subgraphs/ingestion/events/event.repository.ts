@@ -1,76 +1,32 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
-import type { EventDocuments } from '../capture/batch.rules.js';
+import { copyInto, copyRows } from '../../shared/db/copy.js';
 import type { CapturedEvent } from '../capture/captured-event.js';
-
-/** What storing a batch's events found besides the events stored. */
-export interface StoreOutcome {
-  /** Uuids the environment had already: a retry's events, stored before. */
-  seen: Set<string>;
-  /** Uuids whose properties exceed MAX_EVENT_PROPERTIES_BYTES, with their size: the batch must be refused. */
-  large: Map<string, number>;
-  /** Uuids recorded as seen but not stored: a defect, never expected. */
-  lost: string[];
-}
 
 /** PostHog's capture drops events of about a megabyte; this platform refuses their batch. */
 export const MAX_EVENT_PROPERTIES_BYTES = 1_048_576;
 
 /**
- * Stores the events whose uuid the environment has not seen, in one statement. The columns the
- * rules computed come as rows (`index` is the event's place in the batch); the properties are read
- * from the documents as received, with top-level `$set` / `$set_once` merged in (PostHog's
- * normalisation), so that a megabyte of properties is not written out again here. The ids go into
- * `event_ids` (unique per environment, unpartitioned, so that a retry is found whatever its
- * month), and only the events whose id was new go into the partitioned `events`. Only what is
- * not plainly stored comes back (usually nothing).
+ * Stores the events whose uuid the environment has not seen, answering the uuids it had already
+ * (a retry's events, stored before). The ids go into `event_ids` (unique per environment,
+ * unpartitioned, so that a retry is found whatever its month); then the events whose id was new
+ * go into the partitioned `events` by COPY, their properties as the rules wrote them.
  */
-export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[], documents: EventDocuments): Promise<StoreOutcome> {
-  const rows = JSON.stringify(events.map(({ index, uuid, event, distinct_id, timestamp }) => ({ index, uuid, event, distinct_id, timestamp })));
-  const found = await executeBound<{ uuid: string; kind: 'seen' | 'large' | 'lost'; size: number }>(
+export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[]): Promise<Set<string>> {
+  const ids = JSON.stringify(events.map(({ uuid, timestamp }) => ({ uuid, timestamp })));
+  const fresh = await executeBound<{ uuid: string }>(
     em,
-    `with input as (
-       select * from jsonb_to_recordset(?::jsonb) as x(index int, uuid uuid, event text, distinct_id text, timestamp timestamptz)
-     ), fresh as (
-       insert into ingestion.event_ids (environment_id, uuid, timestamp)
-       select ?, uuid, timestamp from input
-       on conflict do nothing
-       returning uuid
-     ), stored as (
-       insert into ingestion.events (uuid, environment_id, event, distinct_id, timestamp, properties)
-       select input.uuid, ?, input.event, input.distinct_id, input.timestamp, ${PROPERTIES}
-         from input join fresh using (uuid)
-         join (select d.doc, d.n - 1 as index from jsonb_array_elements(${DOCUMENTS}) with ordinality as d(doc, n)) d using (index)
-       returning uuid, pg_column_size(properties) as size
-     )
-     select uuid, 'seen' as kind, 0 as size from input where uuid not in (select uuid from fresh)
-     union all select uuid, 'lost', 0 from fresh where uuid not in (select uuid from stored)
-     union all select uuid, 'large', size from stored where size > ?`,
-    [rows, environmentId, environmentId, documents.path, documents.json, MAX_EVENT_PROPERTIES_BYTES],
+    `insert into ingestion.event_ids (environment_id, uuid, timestamp)
+     select ?, uuid, timestamp from jsonb_to_recordset(?::jsonb) as x(uuid uuid, timestamp timestamptz)
+     on conflict do nothing returning uuid`,
+    [environmentId, ids],
   );
-  const outcome: StoreOutcome = { seen: new Set(), large: new Map(), lost: [] };
-  for (const { uuid, kind, size } of found) {
-    if (kind === 'seen') outcome.seen.add(uuid);
-    else if (kind === 'large') outcome.large.set(uuid, size);
-    else outcome.lost.push(uuid);
-  }
-  return outcome;
+  const isNew = new Set(fresh.map((row) => row.uuid));
+  const environment = String(environmentId);
+  const rows = events.filter((event) => isNew.has(event.uuid)).map((event) => [event.uuid, environment, event.event, event.distinct_id, event.timestamp, event.properties]);
+  if (rows.length > 0) await copyInto(em, 'ingestion.events (uuid, environment_id, event, distinct_id, timestamp, properties)', copyRows(rows));
+  return new Set(events.filter((event) => !isNew.has(event.uuid)).map((event) => event.uuid));
 }
-
-/** The events' documents in the JSON text: its path (`?`), then the text (`?`). */
-const DOCUMENTS = `(select case ? when 'batch' then payload -> 'batch' when 'single' then jsonb_build_array(payload) else payload end from (select ?::jsonb as payload) as p)`;
-
-/** A document's properties (an object, else none), with its top-level `$set` and `$set_once` merged into theirs. */
-const PROPERTIES = `(
-  case when jsonb_typeof(d.doc -> 'properties') = 'object' then d.doc -> 'properties' else '{}'::jsonb end
-  ${['$set', '$set_once']
-    .map(
-      (key) => `|| case when jsonb_typeof(d.doc -> '${key}') = 'object'
-        then jsonb_build_object('${key}', coalesce(case when jsonb_typeof(d.doc -> 'properties' -> '${key}') = 'object' then d.doc -> 'properties' -> '${key}' end, '{}'::jsonb) || (d.doc -> '${key}'))
-        else '{}'::jsonb end`,
-    )
-    .join('\n  ')}
-)`;
 
 /** Which events to read: SQL conditions on `ingestion.events`, with their parameters. */
 export interface EventCondition {

@@ -12,6 +12,7 @@ const captured = (distinct_id: string, time: number, fields: Partial<CapturedEve
   distinct_id,
   timestamp: '',
   time,
+  properties: '{}',
   session_id: null,
   person: plain,
   group: null,

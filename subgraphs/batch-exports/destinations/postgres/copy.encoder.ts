@@ -1,12 +1,8 @@
+import { copyText } from '../../../shared/db/copy.js';
 import type { ExportColumn } from '../../formats/export-columns.js';
 
 /** How a value goes into a destination column of a PostgreSQL type. */
 export type TargetKind = 'jsonb' | 'other';
-
-/** PostgreSQL's COPY text format: backslash escapes, `\N` for null. */
-function escape(text: string): string {
-  return /[\\\n\r\t]/.test(text) ? text.replace(/[\\\n\r\t]/g, (char) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[char]!) : text;
-}
 
 /** A JSON text for a jsonb column: JSON columns as they come, texts that hold an object or list as they are, other values as JSON. */
 function asJson(value: unknown, isJsonColumn: boolean): string {
@@ -29,9 +25,9 @@ function asJson(value: unknown, isJsonColumn: boolean): string {
 export function copyEncoder(columns: ExportColumn[], sources: number[], kinds: TargetKind[]): (rows: unknown[][]) => string {
   const encoders = sources.map((source, index) => {
     const column = columns[source]!;
-    if (kinds[index] === 'jsonb') return (value: unknown) => escape(asJson(value, column.type === 'JSON'));
+    if (kinds[index] === 'jsonb') return (value: unknown) => copyText(asJson(value, column.type === 'JSON'));
     if (column.type === 'Boolean') return (value: unknown) => (value ? 't' : 'f');
-    return (value: unknown) => escape(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value));
+    return (value: unknown) => copyText(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value));
   });
   return (rows) => {
     let text = '';

@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import { once } from 'node:events';
+
+/** A value in PostgreSQL's COPY text format: backslash, tab and line ends escaped. */
+export function copyText(text: string): string {
+  // Four searches for a character are several times faster than one regular expression's test.
+  const plain = !text.includes('\\') && !text.includes('\n') && !text.includes('\r') && !text.includes('\t');
+  return plain ? text : text.replace(COPY_SPECIALS, (char) => COPY_ESCAPES[char]!);
+}
+
+const COPY_SPECIALS = /[\\\n\r\t]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Rows of text fields as COPY text, escaped and written straight into one buffer: a string of
+ * megabytes joined from thousands of parts is slow to turn into bytes (it must be flattened first).
+ */
+export function copyRows(rows: readonly (readonly string[])[]): Buffer {
+  const escaped = rows.map((row) => row.map(copyText));
+  let bound = 0;
+  for (const row of escaped) for (const field of row) bound += field.length * 3 + 1;
+  const buffer = Buffer.allocUnsafe(bound);
+  let offset = 0;
+  for (const row of escaped) {
+    row.forEach((field, index) => {
+      offset += buffer.write(field, offset);
+      buffer[offset++] = index === row.length - 1 ? LINE_FEED : TAB;
+    });
+  }
+  return buffer.subarray(0, offset);
+}
+
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+
+/**
+ * `COPY <target> FROM STDIN` of `lines` (COPY text, `copyRows`) on the connection
+ * of the EntityManager's transaction, which it needs. COPY writes rows in pages (one WAL record a
+ * page, PostgreSQL's bulk-write buffers), where an INSERT writes them one at a time through the
+ * shared buffers: for a batch of a thousand events it costs PostgreSQL about half as much.
+ */
+export async function copyInto(em: EntityManager, target: string, lines: Buffer): Promise<void> {
+  const transaction = em.getTransactionContext<{ client: { acquireConnection(): Promise<pg.Client> } }>();
+  if (!transaction) throw new Error(`COPY ${target} needs a transaction`);
+  const client = await transaction.client.acquireConnection();
+  const stream = client.query(copyStreams.from(`COPY ${target} FROM STDIN`));
+  const failed = once(stream, 'error').then(([error]) => {
+    throw error;
+  });
+  failed.catch(() => undefined);
+  stream.end(lines);
+  await Promise.race([once(stream, 'finish'), failed]);
+}
