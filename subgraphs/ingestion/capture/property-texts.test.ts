@@ -27,6 +27,13 @@ describe('propertyTexts', () => {
     expect(propertyTexts('{"batch": 1, "batch": [{"properties": null}, 3, "s", {"properties": -1.5e+3}]}', 'batch')).toEqual(['null', null, null, '-1.5e+3']);
   });
 
+  it('walks a body near the size limit whatever it holds: millions of strings, of escapes, of levels', () => {
+    const wrap = (properties: string) => `[{"properties": ${properties}}]`;
+    for (const properties of [`{${'"a":"b",'.repeat(3_000_000)}"z":1}`, `{"k": "${'\\\\'.repeat(5_000_000)}"}`, `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`]) {
+      expect(propertyTexts(wrap(properties), 'array')[0]).toHaveLength(properties.length);
+    }
+  });
+
   it('agrees with JSON.parse on generated events', () => {
     let state = 7;
     const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;

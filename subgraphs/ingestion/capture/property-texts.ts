@@ -61,17 +61,22 @@ function valueEnd(text: string, at: number): number {
   let cursor = at;
   for (;;) {
     const char = text.charCodeAt(cursor);
-    if (char === OPEN_BRACE || char === OPEN_BRACKET) depth++;
-    else if (--depth === 0) return cursor + 1;
-    // Everything up to the next bracket outside a string, in one native regular expression step.
-    INSIDE.lastIndex = cursor + 1;
+    if (char === QUOTE) cursor = stringEnd(text, cursor);
+    else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+      depth++;
+      cursor++;
+    } else if (--depth === 0) return cursor + 1;
+    else cursor++;
+    // Up to the next bracket outside a string in one native step, or to a quote where the
+    // expression's bounds end (they keep its backtracking within its stack, however long the text).
+    INSIDE.lastIndex = cursor;
     INSIDE.test(text);
     cursor = INSIDE.lastIndex;
   }
 }
 
-/** Anything but brackets, strings whole (so brackets in them too): what lies between a container's brackets. */
-const INSIDE = /[^"{}[\]]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"{}[\]]*)*/y;
+/** Anything but brackets, strings whole (brackets in them too): what lies between a container's brackets. */
+const INSIDE = /[^"{}[\]]*(?:"[^"\\]*(?:\\.[^"\\]*){0,256}"[^"{}[\]]*){0,256}/y;
 
 /** Just past the closing quote of the string whose opening quote is at `at`. */
 function stringEnd(text: string, at: number): number {
@@ -100,6 +105,7 @@ function skipSpace(text: string, at: number): number {
   return cursor;
 }
 
+const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
