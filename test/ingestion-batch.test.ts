@@ -55,6 +55,14 @@ describe('POST /batch/', () => {
     expect(properties).toBe('{"big": 12345678901234567890, "text": "日本語 🎉 \\"quoted\\""}');
   });
 
+  it('keeps every digit of properties that top-level $set and $set_once join', async () => {
+    const owner = await freshTenant();
+    const event = `{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "$set": {"b": 1.50}, "$set_once": {}, "properties": {"n": 12345678901234567890, "$set": {"a": 2.0}}}`;
+    expect((await postBatch(stack, Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [${event}]}`))).status).toBe(200);
+    const [{ properties }] = await sql<{ properties: string }>(databaseUrl(), 'select properties::text as properties from ingestion.events where environment_id = $1', [owner.environment_id]);
+    expect(properties).toBe('{"n": 12345678901234567890, "$set": {"a": 2.0, "b": 1.50}, "$set_once": {}}');
+  });
+
   describe('the project API key', () => {
     it('answers 401 without a key, and with a key nobody has, storing nothing', async () => {
       expect(await postBatch(stack, { batch: [anEvent()] })).toMatchObject({
@@ -148,6 +156,10 @@ describe('POST /batch/', () => {
       // The database's own message quotes the statement: the answer says what was wrong in its own words.
       expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_input', detail: expect.stringContaining('out of range') } });
       expect(refused.body.detail).not.toMatch(/select|jsonb|\$1/i);
+      // Refused at its first row while megabytes of the batch are still on their way to PostgreSQL.
+      const filler = Array.from({ length: 2000 }, () => JSON.stringify(anEvent({ properties: { blob: 'x'.repeat(1500) } })));
+      const early = Buffer.from(huge.toString().replace(/\]\}$/, `, ${filler.join(', ')}]}`));
+      expect(await postBatch(stack, early)).toMatchObject({ status: 400, body: { code: 'invalid_input', attr: 'batch' } });
       const nested = `${'['.repeat(70)}"a\\u0000b"${']'.repeat(70)}`;
       const deepNul = Buffer.from(`{"api_key": "${owner.project_api_key}", "batch": [{"event": "x", "distinct_id": "u", "timestamp": "${daysAgo()}", "properties": {"deep": ${nested}}}]}`);
       const deepNulAnswer = await postBatch(stack, deepNul);

@@ -3,6 +3,7 @@ import { uuidV5 } from '../name-uuid.js';
 import type { CapturedEvent } from './captured-event.js';
 import { parseIsoTime } from './event-time.rules.js';
 import { readEvent, type BatchContext } from './event.rules.js';
+import type { SentTexts } from './sent-texts.js';
 
 /** A batch as it arrives, from `/batch/` or the `ingest_batch` mutation. */
 export interface BatchInput {
@@ -10,8 +11,8 @@ export interface BatchInput {
   historical_migration?: boolean | null;
   sent_at?: string | null;
   batch: unknown[];
-  /** Each event's `properties` as sent, when the events came as JSON text (`propertyTexts`). */
-  property_texts?: (string | null)[];
+  /** Each event's properties (and top-level sets) as sent, when the events came as JSON text. */
+  sent_texts?: SentTexts[];
 }
 
 /** Namespace of the ids derived for events sent without one. */
@@ -26,7 +27,7 @@ export function readBatch(input: BatchInput, now: number): CapturedEvent[] {
   if (!Array.isArray(input.batch)) throw new ValidationError('Expected a list of items.', 'batch', 'not_a_list');
   if (input.batch.length === 0) throw new ValidationError('This list may not be empty.', 'batch', 'empty');
   const context: BatchContext = { historical_migration: input.historical_migration === true, sent_at: sentAt(input.sent_at), now };
-  return input.batch.map((raw, index) => readEvent(raw, index, context, input.property_texts?.[index] ?? null));
+  return input.batch.map((raw, index) => readEvent(raw, index, context, input.sent_texts?.[index] ?? null));
 }
 
 /**

@@ -3,12 +3,13 @@ import { projectsFacade, type IngestionTarget } from '../../projects/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { ensurePartitions, forgetPartitions } from '../events/event-partition.repository.js';
-import { MAX_EVENT_PROPERTIES_BYTES, storeEvents } from '../events/event.repository.js';
+import { storeEvents } from '../events/event.repository.js';
 import { isNoop, knownPersons } from '../profiles/known-person.cache.js';
 import { profileEntries } from '../profiles/profile-entry.js';
 import { enqueueProfiles } from '../profiles/profile.queue.js';
 import { eventTooLarge, refusedData, unknownKey } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
+import { MAX_EVENT_PROPERTIES_BYTES } from './stored-properties.js';
 
 const MAX_ATTEMPTS = 5;
 
@@ -22,13 +23,11 @@ export interface Written {
  * Writes a checked batch in one transaction, holding its project against deletion (401 once it is
  * deleted): the project's new group types, the events the environment has not seen, and their
  * person and group changes, queued for the profile worker (as PostHog's capture hands events on).
- * An event over MAX_EVENT_PROPERTIES_BYTES of properties refuses the batch (413) before anything is
- * written. A deadlock, or a write that found no partition (the database was replaced under this
- * process), runs the transaction again; what PostgreSQL refuses of the events' data is a 400.
+ * A new event over MAX_EVENT_PROPERTIES_BYTES of properties refuses the batch (413). A deadlock,
+ * or a write that found no partition (the database was replaced under this process), runs the
+ * transaction again; what PostgreSQL refuses of the events' data is a 400.
  */
 export async function writeBatch(em: EntityManager, target: IngestionTarget, events: CapturedEvent[], log: Logger): Promise<Written> {
-  const tooLarge = events.find((event) => propertiesBytes(event) > MAX_EVENT_PROPERTIES_BYTES);
-  if (tooLarge) throw eventTooLarge(tooLarge.index, propertiesBytes(tooLarge), MAX_EVENT_PROPERTIES_BYTES);
   for (let attempt = 1; ; attempt++) {
     await ensurePartitions(em, events.map((event) => event.time), log);
     try {
@@ -44,16 +43,13 @@ export async function writeBatch(em: EntityManager, target: IngestionTarget, eve
   }
 }
 
-/** The UTF-8 size of an event's properties, counted only where it could pass the limit (three bytes a UTF-16 unit at most). */
-function propertiesBytes(event: CapturedEvent): number {
-  return event.properties.length * 3 <= MAX_EVENT_PROPERTIES_BYTES ? event.properties.length : Buffer.byteLength(event.properties);
-}
-
 async function writeInTransaction(tx: EntityManager, target: IngestionTarget, events: CapturedEvent[]): Promise<Written> {
   if (!(await projectsFacade.holdLiveProject(tx, target.project_id))) throw unknownKey();
   const groupIndexes = await groupTypesOf(tx, target.project_id, events);
   const seen = await storeEvents(tx, target.environment_id, events);
   const fresh = seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid));
+  const tooLarge = fresh.find((event) => event.oversize !== null);
+  if (tooLarge) throw eventTooLarge(tooLarge.index, tooLarge.oversize!, MAX_EVENT_PROPERTIES_BYTES);
   if (fresh.length === 0) return { stored: 0, queuedProfiles: false };
   const known = knownPersons.of(String(tx.config.get('clientUrl')), target.environment_id);
   const entries = profileEntries(fresh, groupIndexes).filter((entry) => !isNoop(known, entry));

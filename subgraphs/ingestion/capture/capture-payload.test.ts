@@ -12,11 +12,11 @@ describe('readPayload', () => {
       historical_migration: true,
       sent_at: '2026-01-01T00:00:00Z',
       batch: [{ event: 'x', properties: { n: 1.5 } }, { event: 'y' }],
-      property_texts: ['{"n": 1.50}', null],
+      sent_texts: [{ properties: '{"n": 1.50}' }, {}],
     });
     expect(readPayload('{"token": "phc_b", "batch": []}').api_key).toBe('phc_b');
-    expect(readPayload('[{"event": "x", "properties": {"big": 12345678901234567890}}]')).toMatchObject({ property_texts: ['{"big": 12345678901234567890}'] });
-    expect(readPayload('{"event": "x", "api_key": "phc_c", "properties" : {} }')).toMatchObject({ batch: [{ event: 'x', api_key: 'phc_c' }], property_texts: ['{}'] });
+    expect(readPayload('[{"event": "x", "properties": {"big": 12345678901234567890}}]')).toMatchObject({ sent_texts: [{ properties: '{"big": 12345678901234567890}' }] });
+    expect(readPayload('{"event": "x", "api_key": "phc_c", "properties" : {} }')).toMatchObject({ batch: [{ event: 'x', api_key: 'phc_c' }], sent_texts: [{ properties: '{}' }] });
   });
 
   it('answers 400 for text that is no JSON, nothing, or neither an object nor a list', () => {
@@ -34,6 +34,6 @@ describe('readPayload', () => {
   it('replaces NUL characters and unpaired surrogates, which PostgreSQL cannot store, and then stores the cleaned properties, not the text', () => {
     const input = readPayload('{"batch": [{"event": "a\\u0000b", "properties": {"k\\ud800": "v"}}]}');
     expect(input.batch).toEqual([{ event: 'a\ufffdb', properties: { ['k\ufffd']: 'v' } }]);
-    expect(input.property_texts).toBeUndefined();
+    expect(input.sent_texts).toBeUndefined();
   });
 });

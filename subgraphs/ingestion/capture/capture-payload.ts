@@ -2,12 +2,13 @@ import { ParseError, ValidationError } from '../../shared/errors.js';
 import { isObject, mayHoldUnstorable, replaceUnstorable } from '../../shared/validation.js';
 import type { BatchInput } from './batch.rules.js';
 import { typeName } from './json.guards.js';
-import { propertyTexts, type EventsPath } from './property-texts.js';
+import { sentTexts, type EventsPath } from './sent-texts.js';
 
 /**
  * A capture request's JSON text, read as PostHog's `/batch/` reads it: an envelope `{api_key |
  * token, historical_migration, sent_at, batch}`, a bare list of events (each carrying its key), or
- * one event alone. Parsed here, once; each event's properties are stored as their text came.
+ * one event alone. Parsed here, once; each event's properties are stored as their text came
+ * (`sentTexts`).
  * Characters PostgreSQL cannot store (NUL, unpaired surrogates) become U+FFFD, as PostHog's
  * ingestion replaces them; properties are then stored as JSON of the cleaned values.
  */
@@ -21,7 +22,7 @@ export function readPayload(text: string): BatchInput {
   }
   const sanitised = mayHoldUnstorable(text);
   if (sanitised) replaceUnstorable(body);
-  const texts = (path: EventsPath): Pick<BatchInput, 'property_texts'> => (sanitised ? {} : { property_texts: propertyTexts(text, path) });
+  const texts = (path: EventsPath): Pick<BatchInput, 'sent_texts'> => (sanitised ? {} : { sent_texts: sentTexts(text, path) });
   if (Array.isArray(body)) return { batch: body, ...texts('array') };
   if (!isObject(body)) throw new ValidationError(`Invalid data. Expected a dictionary or a list, but got ${typeName(body)}.`, null);
   if (!('batch' in body)) return { batch: [body], ...texts('single') };

@@ -28,6 +28,7 @@ const REFUSED_DATA = new Map([
   ['22P02', 'a value PostgreSQL cannot read'],
   ['22003', 'a number out of range (such as 1e999999)'],
   ['22P05', 'a character that cannot be stored'],
+  ['22021', 'a character that cannot be stored'],
   ['54000', 'a value over the size the database can hold'],
   ['54001', 'properties nested deeper than the database can read'],
 ]);

@@ -31,8 +31,10 @@ export interface CapturedEvent {
   timestamp: string;
   /** The same, in milliseconds since the epoch. */
   time: number;
-  /** Its properties as stored: the text sent, or JSON of what the rules changed (top-level `$set`, `$set_once`). */
+  /** Its properties as stored, JSON text (`storedProperties`). */
   properties: string;
+  /** Their size as compact JSON when it passes MAX_EVENT_PROPERTIES_BYTES (the batch is refused then), else null. */
+  oversize: number | null;
   /** `properties.$session_id`, which ingestion restrictions may name. */
   session_id: string | null;
   /** Null when the event keeps away from persons (`$process_person_profile: false`, or a restriction). */

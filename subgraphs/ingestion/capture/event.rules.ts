@@ -4,15 +4,14 @@ import { eventError } from './capture.errors.js';
 import type { CapturedEvent } from './captured-event.js';
 import { formatEventTime, parseIsoTime, storedTime, type EventTime } from './event-time.rules.js';
 import { jsonText, longerThan, typeName } from './json.guards.js';
+import type { SentTexts } from './sent-texts.js';
+import { oversize, storedProperties, TOP_LEVEL_SETS } from './stored-properties.js';
 import { groupUpdate, MAX_GROUP_KEY_LENGTH, optionalId, personUpdate } from './profile.rules.js';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;
 export const MAX_EVENT_NAME_LENGTH = 200;
 /** The API document's rule for historical imports. */
 export const HISTORICAL_MIN_AGE_MS = 48 * 3_600_000;
-
-/** Top-level keys whose objects join the same keys in `properties`. */
-const TOP_LEVEL_SETS = ['$set', '$set_once'] as const;
 
 /** What every event of a batch is read against. */
 export interface BatchContext {
@@ -26,18 +25,19 @@ export interface BatchContext {
  * One event of a batch, checked and put in the form it is stored in, or a 400 naming its index and
  * field. `distinct_id` may sit at the top level (PostHog's SDKs), as `$distinct_id`, or in
  * `properties` (the API document); top-level `$set` and `$set_once` join those in `properties`.
- * `sent` is the text of its `properties` as received, stored as it is when the rules change none
- * of them (a number JSON cannot hold exactly in JavaScript keeps its digits).
+ * `sent` holds the texts of its properties and top-level sets as received, when it came as JSON
+ * text: they are stored from those (`storedProperties`).
  */
-export function readEvent(raw: unknown, index: number, context: BatchContext, sent: string | null = null): CapturedEvent {
+export function readEvent(raw: unknown, index: number, context: BatchContext, sent: SentTexts | null = null): CapturedEvent {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw eventError(index, null, `Invalid data. Expected a dictionary, but got ${typeName(raw)}.`, 'invalid_input');
   }
   const input = raw as JsonObject;
   const event = eventName(input.event, index);
-  const asSent = sent !== null && isObject(input.properties) && TOP_LEVEL_SETS.every((key) => input[key] === undefined || input[key] === null);
   const properties = eventProperties(input, index);
-  const text = asSent ? sent : propertiesText(properties, index);
+  let json: string | undefined;
+  const compact = () => (json ??= propertiesText(properties, index));
+  const stored = storedProperties(input, sent, compact);
   const distinctId = distinctIdOf(input, properties, index);
   const given = eventTime(input.timestamp, index, context);
   // A historical import replays the times it was given (PostHog's advice is to send no sent_at
@@ -56,12 +56,13 @@ export function readEvent(raw: unknown, index: number, context: BatchContext, se
   return {
     index,
     uuid: uuid ?? '',
-    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), asSent ? propertiesText(properties, index) : text),
+    derived_from: uuid ? null : contentKey(distinctId, event, formatEventTime(given), compact()),
     event,
     distinct_id: distinctId,
     timestamp: formatEventTime(time),
     time: time.ms,
-    properties: text,
+    properties: stored,
+    oversize: oversize(stored, compact),
     session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
     person: properties.$process_person_profile === false ? null : personUpdate(event, distinctId, properties, index),
     group,

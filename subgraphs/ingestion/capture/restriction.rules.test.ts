@@ -12,6 +12,7 @@ const captured = (fields: Partial<CapturedEvent>): CapturedEvent => ({
   timestamp: '2026-01-01T00:00:00.000000Z',
   time: 0,
   properties: '{}',
+  oversize: null,
   session_id: null,
   person: { set: null, set_once: null, unset: null, merge: null },
   group: null,

@@ -3,9 +3,6 @@ import { executeBound } from '../../shared/db/bound-query.js';
 import { copyInto, copyRows } from '../../shared/db/copy.js';
 import type { CapturedEvent } from '../capture/captured-event.js';
 
-/** PostHog's capture drops events of about a megabyte; this platform refuses their batch. */
-export const MAX_EVENT_PROPERTIES_BYTES = 1_048_576;
-
 /**
  * Stores the events whose uuid the environment has not seen, answering the uuids it had already
  * (a retry's events, stored before). The ids go into `event_ids` (unique per environment,

@@ -13,6 +13,7 @@ const captured = (distinct_id: string, time: number, fields: Partial<CapturedEve
   timestamp: '',
   time,
   properties: '{}',
+  oversize: null,
   session_id: null,
   person: plain,
   group: null,

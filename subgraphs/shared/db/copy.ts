@@ -19,9 +19,9 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': 
  */
 export function copyRows(rows: readonly (readonly string[])[]): Buffer {
   const escaped = rows.map((row) => row.map(copyText));
-  let bound = 0;
-  for (const row of escaped) for (const field of row) bound += field.length * 3 + 1;
-  const buffer = Buffer.allocUnsafe(bound);
+  let size = 0;
+  for (const row of escaped) for (const field of row) size += Buffer.byteLength(field) + 1;
+  const buffer = Buffer.allocUnsafe(size);
   let offset = 0;
   for (const row of escaped) {
     row.forEach((field, index) => {
@@ -29,7 +29,7 @@ export function copyRows(rows: readonly (readonly string[])[]): Buffer {
       buffer[offset++] = index === row.length - 1 ? LINE_FEED : TAB;
     });
   }
-  return buffer.subarray(0, offset);
+  return buffer;
 }
 
 const TAB = 0x09;
@@ -45,11 +45,23 @@ export async function copyInto(em: EntityManager, target: string, lines: Buffer)
   const transaction = em.getTransactionContext<{ client: { acquireConnection(): Promise<pg.Client> } }>();
   if (!transaction) throw new Error(`COPY ${target} needs a transaction`);
   const client = await transaction.client.acquireConnection();
-  const stream = client.query(copyStreams.from(`COPY ${target} FROM STDIN`));
+  const { stream, failed } = copyFrom(client, `COPY ${target} FROM STDIN`);
+  stream.end(lines);
+  await Promise.race([once(stream, 'finish'), failed]);
+}
+
+/** A `COPY … FROM STDIN` stream on the client, and a promise that rejects with its first error. */
+export function copyFrom(client: pg.Client, statement: string): { stream: CopyStreamQuery; failed: Promise<never> } {
+  const stream = client.query(copyStreams.from(statement));
+  // A refusal that comes while data is still being written is followed by a second error (the
+  // stream writes on to a connection it has let go): the first is the one to answer, and a second
+  // with no listener would end the process.
+  stream.on('error', () => undefined);
   const failed = once(stream, 'error').then(([error]) => {
     throw error;
   });
   failed.catch(() => undefined);
-  stream.end(lines);
-  await Promise.race([once(stream, 'finish'), failed]);
+  return { stream, failed };
 }
+
+type CopyStreamQuery = ReturnType<typeof copyStreams.from>;

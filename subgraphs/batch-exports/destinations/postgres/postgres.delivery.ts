@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type pg from 'pg';
-import copyStreams from 'pg-copy-streams';
+import { copyFrom } from '../../../shared/db/copy.js';
 import type { ExportColumn, ExportPage } from '../../formats/export-columns.js';
 import { DestinationError, type Delivery, type DeliveryContext } from '../destination.js';
 import { connect, postgresFailure } from './postgres.connection.js';
@@ -98,11 +98,7 @@ async function targetColumns(client: pg.Client, schema: string, table: string, c
 
 async function copyPages(client: pg.Client, target: string, columns: ExportColumn[], targets: Targets, pages: AsyncIterable<ExportPage>): Promise<Delivery> {
   const encode = copyEncoder(columns, targets.sources, targets.kinds);
-  const stream = client.query(copyStreams.from(`COPY ${target} (${targets.names.map(quoteIdent).join(', ')}) FROM STDIN`));
-  const failed = once(stream, 'error').then(([error]) => {
-    throw error;
-  });
-  failed.catch(() => undefined);
+  const { stream, failed } = copyFrom(client, `COPY ${target} (${targets.names.map(quoteIdent).join(', ')}) FROM STDIN`);
   let records = 0;
   let bytes = 0;
   for await (const page of pages) {
