@@ -5,16 +5,31 @@ import { readFileSync } from 'node:fs';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
 import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, methodsWithIngest, logAborts, readBody, RequestAbortedError, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError } from '../subgraphs/shared/http.js';
+import {
+  answersHealthy,
+  isBatchPath,
+  methodsWithIngest,
+  logAborts,
+  readBody,
+  RequestAbortedError,
+  toRequest,
+  UNCARRIED_METHODS,
+  writeAppError,
+  writeHealth,
+  writeMethodNotAllowed,
+  writeResponse,
+  writeServerError,
+} from '../subgraphs/shared/http.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { routerExecutor, routerSubscriber } from './executors.js';
 import { createRest } from './rest.js';
 import { projectFile } from '../subgraphs/shared/project-files.js';
 
 /**
- * `node dist/rest-compat/main.js`: the REST layer alone (`/api/...` and `/batch/`), on PORT,
- * sending every operation over HTTP to the router at ROUTER_URL (callers' Authorization headers
- * pass through unchanged), and `/batch/` to the router's own.
+ * `node dist/rest-compat/main.js`: the REST layer alone (`/api/...`, `/batch/` and `/healthz`), on
+ * PORT, sending every operation over HTTP to the router at ROUTER_URL (callers' Authorization
+ * headers pass through unchanged), and `/batch/` to the router's own. It is healthy when the
+ * router is (the router's `/healthz` answers for its subgraphs and the database).
  */
 async function main(): Promise<void> {
   const settings = config();
@@ -31,6 +46,7 @@ async function main(): Promise<void> {
   // The router's /graphql bounds anonymous bodies at MAX_BODY_BYTES, and a batch has no personal
   // key: the router's own /batch/ (the same ingest handler) takes it whole.
   const routerBatch = new URL('/batch/', settings.ROUTER_URL);
+  const routerHealth = new URL('/healthz', settings.ROUTER_URL);
   const forwardBatch = (request: IncomingMessage, url: URL, body: Buffer) => {
     const headers: Record<string, string> = {};
     for (const name of ['content-type', 'content-encoding']) if (typeof request.headers[name] === 'string') headers[name] = request.headers[name];
@@ -40,6 +56,7 @@ async function main(): Promise<void> {
     logAborts(log, request, response);
     const respond = async () => {
       const url = new URL(request.url ?? '/', 'http://rest');
+      if (url.pathname === '/healthz') return writeHealth(response, () => answersHealthy(routerHealth));
       const batch = isBatchPath(url.pathname);
       if (!batch && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return writeAppError(response, new NotFoundError());
       if (!batch && UNCARRIED_METHODS.has(request.method ?? '')) return writeMethodNotAllowed(response, request.method!, rest.allowedMethods(request.url ?? '/'));

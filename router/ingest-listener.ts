@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
+import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeHealth, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
-import { answerIngest, writeHealth, type IngestHandler, type Listener } from './listener.js';
+import { answerIngest, type IngestHandler, type Listener } from './listener.js';
 import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
 
 export interface IngestListenerOptions {

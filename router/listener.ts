@@ -10,7 +10,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, AuthenticationFailedError, ForbiddenError, NOT_UTF8, NotFoundError, ParseError, PayloadTooLargeError, ValidationError, RequestTimeoutError, ThrottledError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeHealth, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { bind, closeGracefully } from '../subgraphs/shared/net.js';
@@ -275,12 +275,6 @@ export async function answer(
 function writeRefusal(response: ServerResponse, error: AppError, graphql: boolean): Promise<void> | void {
   if (!graphql) return writeAppError(response, error);
   return writeResponse(graphqlErrorResponse(error), response);
-}
-
-/** `/healthz`: 200 once every part is up and the database answers, 503 otherwise. */
-export async function writeHealth(response: ServerResponse, healthy: () => Promise<boolean>): Promise<void> {
-  const ok = await healthy();
-  response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
 }
 
 /**

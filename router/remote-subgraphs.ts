@@ -1,4 +1,5 @@
 import { readSupergraphConfig } from '../schema/compose.js';
+import { answersHealthy } from '../subgraphs/shared/http.js';
 
 /**
  * Where each subgraph listens when they run elsewhere, from SUBGRAPH_URLS: `*` for the routing
@@ -11,13 +12,6 @@ export function subgraphUrls(spec: string): Record<string, string> {
 
 /** Healthy when every subgraph answers its own /healthz. */
 export async function subgraphsHealthy(urls: Record<string, string>): Promise<boolean> {
-  const answers = await Promise.all(
-    Object.values(urls).map((url) =>
-      fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) }).then(
-        (response) => response.ok,
-        () => false,
-      ),
-    ),
-  );
+  const answers = await Promise.all(Object.values(urls).map((url) => answersHealthy(new URL('/healthz', url))));
   return answers.every(Boolean);
 }

@@ -56,6 +56,7 @@ describe('the parts as separate processes', () => {
     const restUrl = `http://127.0.0.1:${restPort}`;
 
     expect((await api(router.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect(await api(restUrl, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
     const tenant = await seedTenant(inject('databaseUrl'), 'separate');
     const created = await api(restUrl, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, {
       key: tenant.personal_api_key,
@@ -84,5 +85,10 @@ describe('the parts as separate processes', () => {
     expect((await api(restUrl, 'GET', '/api/users/@me/', { key: key.body.value })).status).toBe(200);
     expect((await api(restUrl, 'DELETE', `/api/personal_api_keys/${key.body.id}/`, { key: tenant.personal_api_key })).status).toBe(204);
     expect((await api(restUrl, 'GET', '/api/users/@me/', { key: key.body.value })).status).toBe(401);
+
+    // The REST layer is as healthy as the router it sends everything to.
+    router.child.kill('SIGTERM');
+    await expect.poll(async () => (await api(restUrl, 'GET', '/healthz')).status, { timeout: 15_000 }).toBe(503);
+    expect((await api(restUrl, 'GET', '/healthz')).body).toEqual({ status: 'unavailable' });
   });
 });
