@@ -14,8 +14,8 @@ const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Delet
 /**
  * The operation of a route on one of its paths (its own or an alias), from SOFA's operation for
  * the route's field: path parameters from the path, write arguments in the JSON body only (never
- * a path's, its aliases' included), the route's status, PostHog's operationId and tag, the API document's summary, and
- * the bearer scheme unless the route is public.
+ * a path's, its aliases' included), the route's status, PostHog's operationId and tag, the API
+ * document's summary, and the bearer scheme unless the route is public.
  */
 export function restOperation(sofa: OpenApiObject, route: RestRoute, path: string, schemas: OpenApiObject): OpenApiObject {
   const method = route.method.toLowerCase();
