@@ -14,6 +14,7 @@ import { answerOf, now, startBenchModel, type BenchModel } from './conversations
 import { SSE_WORDS, timeSse, type SseFigures, type SseTarget } from './conversations.sse.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform, type Bootstrapped } from './platform.fixture.js';
+import { cpuMs } from './process.cpu.js';
 import { codeVersion, load1, machine } from './results.report.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -323,25 +324,6 @@ function platformPid(): number | null {
     }
   }
   return null;
-}
-
-const ticksPerSecond = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU time (user + system) the process has used, ms. */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-  } catch {
-    return null;
-  }
 }
 
 function countFds(pid: number): number | null {

@@ -13,6 +13,7 @@ import { httpRequest } from './http.request.js';
 import { priorityNote, standInForOtherMachines } from './load.priority.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform, type RunningPlatform } from './platform.fixture.js';
+import { cpuMark, cpuSince, type CpuUse } from './process.cpu.js';
 import { codeVersion, load1, machine } from './results.report.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -33,6 +34,9 @@ interface Run {
   latency: { p50: number; p99: number };
   stored: number;
   persons: number;
+  /** CPU spent over each phase (ms), by part. */
+  batchCpu: CpuUse;
+  copyCpu: CpuUse;
 }
 
 /**
@@ -100,9 +104,12 @@ async function measure(
     const head = Buffer.from(`{"api_key":${JSON.stringify(account.project_api_key)},"historical_migration":true,"batch":`);
     const bodies = batches.map((batch) => Buffer.concat([head, batch, Buffer.from('}')]));
     await client.query('checkpoint');
+    const beforeBatch = cpuMark(platform.child.pid);
     const sent = await send(`${platform.url}/batch/`, bodies);
+    const batchCpu = cpuSince(beforeBatch, platform.child.pid);
     const batchPerSecond = EVENTS / (sent.ms / 1000);
     say(`  /batch/: ${Math.round(batchPerSecond)} events/s (${(sent.ms / 1000).toFixed(1)} s; batch p50 ${sent.latency.p50.toFixed(0)} ms, p99 ${sent.latency.p99.toFixed(0)} ms)`);
+    say(`    CPU an event: ${cpuLine(batchCpu)}`);
     const [{ stored, persons }] = (
       await client.query<{ stored: string; persons: string }>(
         `select (select count(*) from ingestion.events where environment_id = $1) as stored,
@@ -115,11 +122,14 @@ async function measure(
     await createCopyTable(client);
     const text = [...inChunks(generateEvents(EVENTS, { now: NOW }), 10_000)].map((rows) => copyChunk(rows, account.environment_id));
     await client.query('checkpoint');
+    const beforeCopy = cpuMark(platform.child.pid);
     const copyMs = await copyRows(client, text);
+    const copyCpu = cpuSince(beforeCopy, platform.child.pid);
     const copyPerSecond = EVENTS / (copyMs / 1000);
     say(`  raw COPY: ${Math.round(copyPerSecond)} rows/s (${(copyMs / 1000).toFixed(1)} s); /batch/ ÷ COPY = ${(batchPerSecond / copyPerSecond).toFixed(2)}`);
+    say(`    CPU a row: ${cpuLine(copyCpu)}`);
     await client.query('drop schema bench_copy cascade');
-    return { mode, batchPerSecond, copyPerSecond, latency: sent.latency, stored: Number(stored), persons: Number(persons) };
+    return { mode, batchPerSecond, copyPerSecond, latency: sent.latency, stored: Number(stored), persons: Number(persons), batchCpu, copyCpu };
   } finally {
     await client.end();
   }
@@ -157,9 +167,14 @@ function report(runs: Run[], startLoad: number, code: string, eventBytes: number
       `| ${run.mode} | ${Math.round(run.batchPerSecond).toLocaleString('en')} | ${Math.round(run.copyPerSecond).toLocaleString('en')} | ${(run.batchPerSecond / run.copyPerSecond).toFixed(2)} | ${run.latency.p50.toFixed(0)} / ${run.latency.p99.toFixed(0)} | ${run.stored.toLocaleString('en')} | ${run.persons.toLocaleString('en')} |`,
   );
   const table = ['| database | /batch/ events/s | raw COPY rows/s | ratio | batch p50 / p99 (ms) | events stored | persons |', '|---|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
+  const cpuTable = [
+    '| database | phase | PostgreSQL | platform | senders / COPY client | machine busy |',
+    '|---|---|---:|---:|---:|---:|',
+    ...runs.flatMap((run) => [cpuRow(run.mode, '/batch/', run.batchCpu), cpuRow(run.mode, 'raw COPY', run.copyCpu)]),
+  ].join('\n');
   const ratio = runs[0]!.batchPerSecond / runs[0]!.copyPerSecond;
   const targets = `Targets, /batch/ against raw COPY on the server: ${TARGET_RATIOS.map((target) => `at least ${target * 100}%: ${ratio >= target ? 'met' : 'not met'}`).join('; ')}.`;
-  say(`\n${table}\n\n${targets}`);
+  say(`\n${table}\n\n${cpuTable}\n\n${targets}`);
   appendFileSync(
     RESULTS_FILE,
     [
@@ -177,10 +192,31 @@ function report(runs: Run[], startLoad: number, code: string, eventBytes: number
       '',
       table,
       '',
+      `CPU an event (µs) over each phase, read from /proc: every \`postgres\` process; the platform's processes; the bench's`,
+      'own (its senders, then its COPY client); the machine busy in all (the kernel writing pages back included, and',
+      'processes that ended within the phase). The raw COPY runs while the platform idles.',
+      '',
+      cpuTable,
+      '',
       targets,
       '',
     ].join('\n'),
   );
+}
+
+function cpuLine(cpu: CpuUse): string {
+  const each = perEvent(cpu);
+  return `PostgreSQL ${each.postgres} µs, platform ${each.platform} µs, bench ${each.bench} µs; machine busy ${each.machine} µs`;
+}
+
+function cpuRow(mode: string, phase: string, cpu: CpuUse): string {
+  const each = perEvent(cpu);
+  return `| ${mode} | ${phase} | ${each.postgres} | ${each.platform} | ${each.bench} | ${each.machine} |`;
+}
+
+function perEvent(cpu: CpuUse): Record<keyof CpuUse, string> {
+  const each = (ms: number) => ((ms * 1000) / EVENTS).toFixed(1);
+  return { postgres: each(cpu.postgres), platform: each(cpu.platform), bench: each(cpu.bench), machine: each(cpu.machine) };
 }
 
 function* inChunks<T>(items: Iterable<T>, size: number): Generator<T[]> {
