@@ -16,51 +16,59 @@ const ticksPerSecond = (() => {
 
 /** CPU time (user + system) the process has used, ms; null once it has ended. */
 export function cpuMs(pid: number): number | null {
-  const fields = statFields(pid);
-  return fields === null ? null : ticksToMs(Number(fields[11]) + Number(fields[12]));
+  const stat = processStat(pid);
+  return stat === null ? null : stat.cpuMs;
 }
 
 /** CPU time (ms) by part, from one moment to another. */
 export interface CpuUse {
-  /** Every process named `postgres`: the server's or the embedded one's backends and helpers. */
+  /** The database under test: its postmaster and every process it started (backends, writers, autovacuum). */
   postgres: number;
-  /** The platform's processes (the one the bench started and those it started), PostgreSQL's aside. */
+  /** The platform's processes (the one the bench started and those it started), its PostgreSQL aside. */
   platform: number;
   /** This process: the load's senders and clients. */
   bench: number;
-  /** The whole machine busy, the kernel's own threads (writing pages back to disk) included. */
+  /**
+   * The machine busy (steal aside): the parts above, and what none of them holds: the kernel's own
+   * threads (writing pages back to disk), other processes, and processes that ended meanwhile.
+   */
   machine: number;
 }
 
-/** What each process has used so far, by pid, and the machine's busy time; see {@link cpuSince}. */
+/** The processes to tell apart: the platform's first process, and the postmaster of its database. */
+export interface CpuParts {
+  platformPid: number;
+  postmasterPid: number;
+}
+
+/** What each process has used so far (by pid and start time: a pid may be reused), and the machine's busy time. */
 export interface CpuMark {
-  postgres: Map<number, number>;
-  platform: Map<number, number>;
+  postgres: Map<string, number>;
+  platform: Map<string, number>;
   bench: number;
   machine: number;
 }
 
-export function cpuMark(platformPid: number): CpuMark {
-  const platform = new Set(processTree(platformPid));
-  const marks: CpuMark = { postgres: new Map(), platform: new Map(), bench: benchMs(), machine: machineBusyMs() };
-  for (const pid of [...platform, ...allPids()]) {
-    const fields = statFields(pid);
-    if (fields === null) continue;
-    const used = ticksToMs(Number(fields[11]) + Number(fields[12]));
-    if (commandName(pid) === 'postgres') marks.postgres.set(pid, used);
-    else if (platform.has(pid)) marks.platform.set(pid, used);
+export function cpuMark(parts: CpuParts): CpuMark {
+  const stats = allStats();
+  const postgres = descendants(parts.postmasterPid, stats);
+  const platform = descendants(parts.platformPid, stats);
+  const mark: CpuMark = { postgres: new Map(), platform: new Map(), bench: benchMs(), machine: machineBusyMs() };
+  for (const [pid, stat] of stats) {
+    if (postgres.has(pid)) mark.postgres.set(stat.key, stat.cpuMs);
+    else if (platform.has(pid)) mark.platform.set(stat.key, stat.cpuMs);
   }
-  return marks;
+  return mark;
 }
 
 /**
  * CPU spent since `start`. A process that started meanwhile counts from nothing; one that ended
  * meanwhile is lost to its part (a pool's connections live through a phase) but not to `machine`.
  */
-export function cpuSince(start: CpuMark, platformPid: number): CpuUse {
-  const end = cpuMark(platformPid);
-  const spent = (before: Map<number, number>, after: Map<number, number>) =>
-    [...after].reduce((sum, [pid, used]) => sum + used - (before.get(pid) ?? 0), 0);
+export function cpuSince(start: CpuMark, parts: CpuParts): CpuUse {
+  const end = cpuMark(parts);
+  const spent = (before: Map<string, number>, after: Map<string, number>) =>
+    [...after].reduce((sum, [key, used]) => sum + used - (before.get(key) ?? 0), 0);
   return {
     postgres: spent(start.postgres, end.postgres),
     platform: spent(start.platform, end.platform),
@@ -69,38 +77,65 @@ export function cpuSince(start: CpuMark, platformPid: number): CpuUse {
   };
 }
 
-/** The process and every process it started, however deep (a cluster's workers, an embedded PostgreSQL). */
-function processTree(pid: number): number[] {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  const children = threads.flatMap((thread) => readOr(`/proc/${pid}/task/${thread}/children`).split(' ').filter(Boolean));
-  return [pid, ...children.flatMap((child) => processTree(Number(child)))];
+/** The pid of the postmaster whose backend `backendPid` is (`select pg_backend_pid()`), on this machine. */
+export function postmasterOf(backendPid: number): number {
+  const stat = processStat(backendPid);
+  if (stat === null) throw new Error(`PostgreSQL's backend ${backendPid} is not a process of this machine`);
+  return stat.parent;
 }
 
-function allPids(): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number);
+interface ProcessStat {
+  parent: number;
+  cpuMs: number;
+  /** pid and start time together. */
+  key: string;
 }
 
-/** The fields of /proc/<pid>/stat after the command's name (which may hold spaces and parentheses). */
-function statFields(pid: number): string[] | null {
+function processStat(pid: number): ProcessStat | null {
   const stat = readOr(`/proc/${pid}/stat`);
-  return stat === '' ? null : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (stat === '') return null;
+  // The fields after the command's name (which may hold spaces and parentheses): the state first,
+  // then the parent (proc(5)'s field 4), ..., utime and stime (14, 15), ..., the start time (22).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { parent: Number(fields[1]), cpuMs: ticksToMs(Number(fields[11]) + Number(fields[12])), key: `${pid}@${fields[19]}` };
 }
 
-function commandName(pid: number): string {
-  return readOr(`/proc/${pid}/comm`).trim();
+function allStats(): Map<number, ProcessStat> {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return new Map();
+  }
+  const stats = new Map<number, ProcessStat>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = processStat(Number(entry));
+    if (stat !== null) stats.set(Number(entry), stat);
+  }
+  return stats;
 }
 
-/** user + nice + system + irq + softirq + steal of /proc/stat's first line (guest time is within user). */
+/** `root` and every process it started, however deep, by their parents. */
+function descendants(root: number, stats: Map<number, ProcessStat>): Set<number> {
+  const found = new Set<number>(stats.has(root) ? [root] : []);
+  let grew = found.size > 0;
+  while (grew) {
+    grew = false;
+    for (const [pid, stat] of stats) {
+      if (!found.has(pid) && found.has(stat.parent)) {
+        found.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** user + nice + system + irq + softirq of /proc/stat's first line: guest time is within user, steal was never ours. */
 function machineBusyMs(): number {
-  const [, user, nice, system, , , irq, softirq, steal] = readOr('/proc/stat').split('\n')[0]!.trim().split(/\s+/).map(Number);
-  return ticksToMs(user! + nice! + system! + irq! + softirq! + (steal ?? 0));
+  const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = readOr('/proc/stat').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  return ticksToMs(user + nice + system + irq + softirq);
 }
 
 function benchMs(): number {
