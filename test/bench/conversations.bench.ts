@@ -14,7 +14,7 @@ import { answerOf, now, startBenchModel, type BenchModel } from './conversations
 import { SSE_WORDS, timeSse, type SseFigures, type SseTarget } from './conversations.sse.js';
 import { percentiles } from './load.runner.js';
 import { bootstrap, platformEnv, startPlatform, type Bootstrapped } from './platform.fixture.js';
-import { cpuMs } from './process.cpu.js';
+import { processTree, treeCpuMs } from './process.cpu.js';
 import { codeVersion, load1, machine } from './results.report.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -125,8 +125,8 @@ async function main(): Promise<void> {
     onExit(() => reportLoggedErrors([platform.child]));
     const logged = watchLog(platform.child);
     account ??= await bootstrap(ROOT, env, 'Conversations bench');
-    const pid = platformPid();
-    say(`[${name} pub/sub] platform on ${platform.url} (pid ${pid ?? 'unknown'})`);
+    const pid = platform.child.pid;
+    say(`[${name} pub/sub] platform on ${platform.url} (pid ${pid})`);
 
     const fanOut = await measureFanOut(name, platform.url, account, model, layout, pid);
     printFanOut(name, fanOut);
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
 }
 
 /** Case 1 on a running platform. */
-async function measureFanOut(name: string, url: string, account: Bootstrapped, model: BenchModel, layout: Layout, pid: number | null): Promise<FanOutRun> {
+async function measureFanOut(name: string, url: string, account: Bootstrapped, model: BenchModel, layout: Layout, pid: number): Promise<FanOutRun> {
   const conversation = randomUUID();
   const post = (content: string) => postMessage(url, account, { content, conversation });
   await model.setPace(0);
@@ -183,11 +183,11 @@ async function measureFanOut(name: string, url: string, account: Bootstrapped, m
     const notLive = subscribers.filter((subscriber) => subscriber.events.length === 0).length;
     if (!live) say(`[${name} pub/sub] after ${warmupRuns} warm-up runs, ${notLive} subscriptions have received nothing`);
     await sleep(500);
-    const fds = pid === null ? null : countFds(pid);
+    const fds = countFds(pid);
     const warmupEnd = lastSequence(subscribers);
 
     await model.setPace(PACE_MS);
-    const cpuBefore = pid === null ? null : cpuMs(pid);
+    const cpuBefore = treeCpuMs(pid);
     const benchCpuBefore = process.cpuUsage();
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
@@ -198,7 +198,7 @@ async function measureFanOut(name: string, url: string, account: Bootstrapped, m
     const runMs = now() - started;
     loop.disable();
     const benchCpu = process.cpuUsage(benchCpuBefore);
-    const cpuAfter = pid === null ? null : cpuMs(pid);
+    const cpuAfter = treeCpuMs(pid);
     if (!ended) say(`[${name} pub/sub] not every subscriber saw the run end (or failed) within ${RUN_END_WAIT_MS / 1000} s`);
     // Anything late (a repeat) still counts.
     await sleep(500);
@@ -310,28 +310,18 @@ function openFiles(): { shell: string; soft: number; hard: number } {
   return { shell, soft: limit(line?.[1]), hard: limit(line?.[2]) };
 }
 
-/** The platform's pid: this process's child running dist/router/main.js. */
-function platformPid(): number | null {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent !== process.pid) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('dist/router/main.js')) return Number(entry);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return null;
-}
-
+/** Descriptors open in the platform's processes (its workers hold the sockets); null once it has ended. */
 function countFds(pid: number): number | null {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return null;
-  }
+  const tree = processTree(pid);
+  if (tree.length === 0) return null;
+  return tree.reduce((sum, member) => {
+    try {
+      return sum + readdirSync(`/proc/${member}/fd`).length;
+    } catch {
+      // A worker that ended while we looked holds none.
+      return sum;
+    }
+  }, 0);
 }
 
 /** The bench talks to this machine only. */

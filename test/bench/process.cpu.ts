@@ -14,10 +14,19 @@ const ticksPerSecond = (() => {
   }
 })();
 
-/** CPU time (user + system) the process has used, ms; null once it has ended. */
-export function cpuMs(pid: number): number | null {
-  const stat = processStat(pid);
-  return stat === null ? null : stat.cpuMs;
+/**
+ * CPU time (user + system, ms) a process and those it started (a cluster's workers) have used so
+ * far; null once it has ended. Processes that ended before are not in it.
+ */
+export function treeCpuMs(pid: number): number | null {
+  const stats = allStats();
+  if (!stats.has(pid)) return null;
+  return [...descendants(pid, stats)].reduce((sum, member) => sum + stats.get(member)!.cpuMs, 0);
+}
+
+/** A process and every process it started, however deep; empty once it has ended. */
+export function processTree(pid: number): number[] {
+  return [...descendants(pid, allStats())];
 }
 
 /** CPU time (ms) by part, from one moment to another. */
