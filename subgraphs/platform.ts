@@ -62,7 +62,7 @@ export async function prepareDatabase(config: Config, log: Logger): Promise<Data
   const orms = new Map<SubgraphDefinition, Orm>();
   try {
     await openMigrated(allSubgraphs, database.url, log, orms, 1);
-    await checkSecretKey(orms.values().next().value!.em.fork(), config.SECRET_KEY);
+    await checkSecretKey(anyOf(orms).em.fork(), config.SECRET_KEY);
     if (database.embedded) {
       await bootstrapFirstStart(config, orms, log);
       writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
@@ -84,6 +84,13 @@ export async function prepareDatabase(config: Config, log: Logger): Promise<Data
 export async function checkSecretKey(em: EntityManager, secretKey: string): Promise<void> {
   if (await projectsFacade.opensSealedSecrets(em, new SecretBox(secretKey))) return;
   throw new ConfigError('SECRET_KEY', 'does not open the secrets this database holds (they were sealed under another key)');
+}
+
+/** One of the opened ORMs: every subgraph's reaches the same database (for what needs just a connection). */
+function anyOf(orms: Map<SubgraphDefinition, Orm>): Orm {
+  const [orm] = orms.values();
+  if (!orm) throw new Error('no subgraph was opened');
+  return orm;
 }
 
 /** Forgets the embedded database's URL file of {@link prepareDatabase} (the server is stopping). */
@@ -136,7 +143,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     if (owned) await openMigrated(definitions, database.url, log, orms);
     else for (const definition of definitions) orms.set(definition, await openOrm(definition, database.url));
     // A cluster's primary checked it where it prepared the database.
-    if (owned) await checkSecretKey(orms.values().next().value!.em.fork(), config.SECRET_KEY);
+    if (owned) await checkSecretKey(anyOf(orms).em.fork(), config.SECRET_KEY);
     for (const [definition, orm] of orms) unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
     if (owned && database.embedded) await bootstrapFirstStart(config, orms, log);
     deletions = await startDeletions(orms, database.url, cleanupOrms, log);
@@ -150,7 +157,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     await stop();
     throw error;
   }
-  const anyOrm = orms.values().next().value as Orm;
+  const anyOrm = anyOf(orms);
   const events = pubsub;
   return {
     deletions,

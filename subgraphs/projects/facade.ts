@@ -4,6 +4,7 @@ import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
 import { placeEnvironments, reachEnvironment } from './environments/environment-placement.js';
+import { opensSealedSecrets } from './environments/sealed-secrets.js';
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
 import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
 import { environmentOverview, type EnvironmentOverview } from './settings/environment-overview.js';
@@ -13,24 +14,8 @@ export type { BootstrapInput, BootstrapResult, CurrentPlacement, ResolvedPlaceme
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
-  /**
-   * Whether `box` opens the secrets the database holds (one environment's token stands for all:
-   * every subgraph seals with the same SECRET_KEY); true in a database that holds none yet, or
-   * whose projects schema is not made yet (a subgraph run alone may start first).
-   */
-  opensSealedSecrets: async (em: EntityManager, box: SecretBox): Promise<boolean> => {
-    const connection = em.getConnection();
-    const [table] = await connection.execute<{ present: boolean }[]>(`select to_regclass('projects.environments') is not null as present`);
-    if (!table?.present) return true;
-    const [sample] = await connection.execute<{ sealed: string }[]>('select api_token_sealed as sealed from projects.environments order by id limit 1');
-    if (!sample) return true;
-    try {
-      box.open(sample.sealed);
-      return true;
-    } catch {
-      return false;
-    }
-  },
+  /** Whether SECRET_KEY opens the secrets the database holds (true where it holds none yet). */
+  opensSealedSecrets: (em: EntityManager, box: SecretBox): Promise<boolean> => opensSealedSecrets(em, box),
 
   /**
    * The environment's project and organization if the actor may reach it (404 when it does not
