@@ -12,6 +12,7 @@ import { bind } from '../subgraphs/shared/net.js';
 import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
 import { announce, ReportedError, type WorkerNews } from './cluster.news.js';
 import type { PortHold, StartingListener } from './starting.listener.js';
+import { withYoungGeneration } from './young-generation.js';
 
 /**
  * A worker that ends unasked is started again after this, doubled for each end in a row (up to the
@@ -68,6 +69,7 @@ export async function runPrimary(settings: Config, log: Logger, port: StartingLi
   hub.serve(rateLimitServices());
   let stopping = false;
   let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
+  cluster.setupPrimary({ execArgv: withYoungGeneration(process.execArgv, process.env.NODE_OPTIONS) });
   const fork = (): Worker => {
     const worker = cluster.fork();
     hub.attach(worker);

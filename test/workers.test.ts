@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -7,6 +7,7 @@ import { descendants, freePort, startPlatform, type Platform } from './kit/proce
 import { addMember, seedTenant, type Tenant } from './kit/seed.js';
 import { startSmtpSink, type SmtpSink } from './kit/smtp-sink.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
+import { YOUNG_GENERATION_FLAG } from '../router/young-generation.js';
 import { collect, wsClient } from './kit/ws.js';
 
 /**
@@ -77,6 +78,11 @@ describe('two workers without Redis', () => {
     expect(new Set(workers.map((line) => line.pid)).size).toBe(2);
     expect(logLines().filter((line) => line.msg === 'platform listening')).toEqual([expect.objectContaining({ workers: 2, url: platform.url })]);
     expect(platform.stdout.join('').match(/Analytics platform listening on/g)).toHaveLength(1);
+  });
+
+  it("forks its workers with the larger young generation (router/young-generation.ts)", () => {
+    const workers = logLines().filter((line) => line.msg === 'worker listening');
+    for (const { pid } of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(YOUNG_GENERATION_FLAG);
   });
 
   it('delivers what either worker publishes to subscribers on both, in order, once each', async () => {
