@@ -57,6 +57,19 @@ interface CachedKey {
 }
 
 /**
+ * What an Authorization header carries: no key (undefined: anonymous), a malformed one (null), or
+ * a key with its hash, the cache's key. A graphql-ws connection reads it once: its header and
+ * connection params never change, and its key is checked again at every event it delivers.
+ */
+export type Credential = { key: undefined } | { key: null } | { key: string; cacheKey: string };
+
+export function credentialOf(authorization: string | null | undefined): Credential {
+  const key = authorization ? bearerCredential(authorization) : undefined;
+  if (key === undefined || key === null) return { key };
+  return { key, cacheKey: sha256Hex(key) };
+}
+
+/**
  * Turns `Authorization: Bearer <personal key>` into an actor, asking the accounts subgraph who owns
  * the key and the projects subgraph what the user may reach. Results are cached briefly, by the
  * key's hash (never the key), and concurrent misses for one key share a single lookup.
@@ -86,10 +99,14 @@ export class Authenticator {
    * than Bearer (`Basic …`), which PostHog does not read as carrying a key either.
    */
   actorFor(authorization: string | null | undefined): Promise<Actor> {
-    const key = authorization ? bearerCredential(authorization) : undefined;
-    if (key === undefined) return Promise.resolve(ANONYMOUS);
-    if (key === null) return Promise.reject(new AuthenticationFailedError());
-    const cacheKey = sha256Hex(key);
+    return this.actorOf(credentialOf(authorization));
+  }
+
+  /** The actor for a credential read once ({@link credentialOf}): a connection's, checked again at every event. */
+  actorOf(credential: Credential): Promise<Actor> {
+    if (credential.key === undefined) return Promise.resolve(ANONYMOUS);
+    if (credential.key === null) return Promise.reject(new AuthenticationFailedError());
+    const { key, cacheKey } = credential;
     const now = this.clock();
     const hit = this.cache.get(cacheKey);
     if (hit && hit.expires > now) {

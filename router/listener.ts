@@ -19,7 +19,7 @@ import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/sha
 import { ALLOWED, type Verdict } from '../subgraphs/shared/rate-limit.js';
 import { Slots } from '../subgraphs/shared/slots.js';
 import { logSocketErrors, ReasonedWebSocket } from '../subgraphs/shared/websocket.js';
-import { narrowedAccess, type Authenticator } from './auth.js';
+import { credentialOf, narrowedAccess, type Authenticator, type Credential } from './auth.js';
 import { contractErrorsOf, graphqlErrorResponse, toContractError } from './errors.js';
 import { fastPostOf, headerValue, type RouterContext } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
@@ -128,6 +128,11 @@ function connectionAuthorization(ctx: { connectionParams?: Record<string, unknow
   return headerValue(ctx.connectionParams, 'authorization') ?? ctx.extra.request.headers.authorization;
 }
 
+/** The connection's key, read and hashed at its first use; its header and params never change. */
+function connectionCredential(ctx: WsContext): Credential {
+  return (ctx.extra.credential ??= credentialOf(connectionAuthorization(ctx)));
+}
+
 type WsContext = Context<Record<string, unknown> | undefined, WsExtra>;
 
 interface WsExtra {
@@ -135,6 +140,8 @@ interface WsExtra {
   socket: WebSocket;
   /** The connection's caller as last checked: what its subscriptions were started with, or less. */
   actor?: Actor;
+  /** Its key, read (and hashed) once: checked again at every event. */
+  credential?: Credential;
 }
 
 /**
@@ -151,7 +158,7 @@ function graphqlWsOptions(options: ListenerOptions, connections: Set<WsContext>)
   return {
     ...gatewayOptions,
     onConnect: (ctx) =>
-      authenticator.actorFor(connectionAuthorization(ctx)).then(
+      authenticator.actorOf(connectionCredential(ctx)).then(
         (actor) => {
           ctx.extra.actor = actor;
           connections.add(ctx);
@@ -170,7 +177,7 @@ function graphqlWsOptions(options: ListenerOptions, connections: Set<WsContext>)
       return gatewayOptions.onSubscribe!(ctx, id, payload);
     },
     onNext: async (ctx, _id, payload, _args, result) => {
-      const current = await authenticator.actorFor(connectionAuthorization(ctx)).catch((error: unknown) => (error instanceof AppError && error.status === 401 ? null : undefined));
+      const current = await authenticator.actorOf(connectionCredential(ctx)).catch((error: unknown) => (error instanceof AppError && error.status === 401 ? null : undefined));
       if (current === null) return closeWith(ctx, new AuthenticationFailedError('The key of this connection is no longer valid.'));
       if (current && ctx.extra.actor && narrowedAccess(ctx.extra.actor, current)) {
         return closeWith(ctx, new ForbiddenError('The key of this connection lost scopes or access since it subscribed; subscribe again.'));
