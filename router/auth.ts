@@ -63,6 +63,7 @@ interface CachedKey {
  */
 export type Credential = { key: undefined } | { key: null } | { key: string; cacheKey: string };
 
+/** The credential of an Authorization header value (a Bearer key, hashed once). */
 export function credentialOf(authorization: string | null | undefined): Credential {
   const key = authorization ? bearerCredential(authorization) : undefined;
   if (key === undefined || key === null) return { key };
