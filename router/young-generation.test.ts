@@ -7,9 +7,10 @@ describe(withYoungGeneration.name, () => {
     expect(withYoungGeneration(['--enable-source-maps'], '--max-old-space-size=4096')).toEqual(['--enable-source-maps', YOUNG_GENERATION_FLAG]);
   });
 
-  it("leaves an operator's own size, as an argument or in NODE_OPTIONS, in either spelling", () => {
+  it("leaves an operator's own size, as an argument or in NODE_OPTIONS, in any spelling V8 takes", () => {
     expect(withYoungGeneration(['--max-semi-space-size=16'], undefined)).toEqual(['--max-semi-space-size=16']);
-    expect(withYoungGeneration(['--max-semi-space-size', '16'], undefined)).toEqual(['--max-semi-space-size', '16']);
+    expect(withYoungGeneration(['-max-semi-space-size=16'], undefined)).toEqual(['-max-semi-space-size=16']);
+    expect(withYoungGeneration(['--min-semi-space-size=64'], undefined)).toEqual(['--min-semi-space-size=64']);
     expect(withYoungGeneration([], '--enable-source-maps  --max_semi_space_size=8')).toEqual([]);
   });
 

@@ -7,12 +7,15 @@
  * from 221–280 ms to 135–171 ms; the tree of two workers holds about 55 MB more at rest (64 MB gave
  * about the same latency for 155 MB more; RESULTS.md, 2026-11-29). It can only be set when a process
  * starts, so a cluster's primary gives it to the workers it forks; an operator's own
- * `--max-semi-space-size` (the primary's argument, or NODE_OPTIONS, which the workers inherit) wins.
+ * semi-space size (the primary's argument, or NODE_OPTIONS, which the workers inherit) wins.
  */
 export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=32';
 
+/** A size of the operator's: either bound of the semi-spaces, with one dash or two (V8 takes both), `-` or `_`. */
+const OWN_SIZE = /^--?(max|min)[-_]semi[-_]space[-_]size=/;
+
 /** The arguments for node that a worker is forked with: its primary's, with the young generation's size unless one is set. */
 export function withYoungGeneration(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
-  const set = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((argument) => /^--max[-_]semi[-_]space[-_]size(=|$)/.test(argument));
+  const set = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((argument) => OWN_SIZE.test(argument));
   return set ? [...execArgv] : [...execArgv, YOUNG_GENERATION_FLAG];
 }

@@ -157,7 +157,6 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     await stop();
     throw error;
   }
-  const anyOrm = anyOf(orms);
   const events = pubsub;
   return {
     deletions,
@@ -168,8 +167,8 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     pubsub,
     healthy: async () =>
       events.healthy() &&
-      anyOrm.em
-        .getConnection()
+      anyOf(orms)
+        .em.getConnection()
         .execute('select 1')
         .then(() => true)
         .catch(() => false),

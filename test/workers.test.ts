@@ -82,6 +82,7 @@ describe('two workers without Redis', () => {
 
   it("forks its workers with the larger young generation (router/young-generation.ts)", () => {
     const workers = logLines().filter((line) => line.msg === 'worker listening');
+    expect(workers).toHaveLength(2);
     for (const { pid } of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(YOUNG_GENERATION_FLAG);
   });
 
