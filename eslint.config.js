@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.test-build/**', '.tools-build/**', 'node_modules/**', 'subgraphs/*/migrations/Migration*.ts', '.data/**'] },
+  { ignores: ['dist/**', '.test-build/**', '.test-build-*/**', '.tools-build/**', 'node_modules/**', 'subgraphs/*/migrations/Migration*.ts', '.data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -67,6 +67,17 @@ const schema = z.object({
   ENDPOINT_MATERIALIZATION_TIMEOUT_SECONDS: numeric(z.number().positive().max(3600)).default(600),
   /** Runs of one environment's endpoints at once in a process; more answer 429. */
   ENDPOINT_MAX_CONCURRENT_RUNS: numeric(z.number().int().positive().max(1000)).default(10),
+  /**
+   * Hosts a tenant's destination may reach although their addresses are not public: `host`,
+   * `host:port` or a CIDR block, separated by commas. Empty: public addresses only.
+   */
+  DESTINATION_ALLOWED_HOSTS: z.string().default(''),
+  /** Largest result a query may read (an endpoint run, a materialization, an export page), in bytes; more is a 400 `result_too_large`. */
+  QUERY_MAX_RESULT_BYTES: numeric(z.number().int().positive()).default(20 * 1_048_576),
+  /** Queries running at once in a process (runs, refreshes, export pages), shared fairly between environments. */
+  QUERY_SLOTS: numeric(z.number().int().min(1).max(64)).default(6),
+  /** Materialized endpoints an environment may have (PATCH `is_materialized: true` past it is a 400). */
+  ENDPOINT_MAX_MATERIALIZED: numeric(z.number().int().min(0).max(10_000)).default(20),
   /** Tries of a batch export run before it is marked failed (a destination that refuses outright fails at once). */
   BATCH_EXPORT_MAX_ATTEMPTS: numeric(z.number().int().min(1).max(100)).default(5),
   /** Wait before a failed run's second try; it doubles each time, up to an hour. */

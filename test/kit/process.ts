@@ -2,8 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-/** Where the test run compiles the code that its child processes run (see global-setup). */
-export const BUILD_DIR = '.test-build';
+/**
+ * Where the test run compiles the code that its child processes run (see global-setup);
+ * TEST_BUILD_DIR names another, so that two runs in one checkout do not rebuild each other's.
+ */
+export const BUILD_DIR = process.env.TEST_BUILD_DIR || '.test-build';
 
 export { freePort } from '../../subgraphs/shared/net.js';
 
