@@ -9,6 +9,7 @@ import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { materializationTopic, type MaterializationPayload } from '../materialization/materialization.event.js';
 import { MaterializationService } from '../materialization/materialization.service.js';
+import { capVerdict, withinCap } from '../materialization/materialization.cap.js';
 import { materializationVerdict } from '../materialization/materialization.rules.js';
 import { endpointOpenApi } from '../openapi/endpoint-openapi.js';
 import { prepareQuery } from '../queries/query.node.js';
@@ -16,7 +17,7 @@ import { compileForCheck } from '../queries/query.runner.js';
 import { EndpointVersion } from './endpoint-version.entity.js';
 import { Endpoint } from './endpoint.entity.js';
 import type { CreateEndpointArgs, ListEndpointsArgs, UpdateEndpointArgs } from './endpoint.inputs.js';
-import { materializationOf, toEndpointRecord, toVersionRecord } from './endpoint.mapper.js';
+import { materializationOf, toEndpointRecord, toVersionRecord, type MaterializationVerdict } from './endpoint.mapper.js';
 import type { EndpointRecord, EndpointVersionRecord, MaterializationRecord } from './endpoint.record.js';
 import { checkCacheAge, checkDescription, checkName, isValidName, sameQuery } from './endpoint.rules.js';
 
@@ -82,12 +83,13 @@ export class EndpointService {
       created_by_id: userId,
     });
     const version = this.newVersion(endpoint, 1, userId);
-    const materialize = this.materialization.plan(endpoint, version, prepared, args);
+    let materialize = this.materialization.plan(endpoint, version, prepared, args);
     if (await this.em.count(Endpoint, { environment_id: environment.id, name })) throw duplicate(name);
     try {
       await this.em.transactional(async (em) => {
         em.persist([endpoint, version]);
         await em.flush();
+        materialize = await withinCap(em, environment.id, endpoint.id, materialize, true);
         await this.materialization.apply(em, endpoint, version, materialize, true);
       });
     } catch (error) {
@@ -123,6 +125,7 @@ export class EndpointService {
     let retired = false;
     try {
       await this.em.transactional(async (em) => {
+        await withinCap(em, endpoint.environment_id, endpoint.id, materialize, false);
         await em.flush();
         retired = await this.materialization.apply(em, endpoint, version, materialize, madeVersion);
       });
@@ -149,13 +152,14 @@ export class EndpointService {
   async versions(actor: Actor, environmentId: number, name: string): Promise<EndpointVersionRecord[]> {
     const { endpoint } = await this.find(actor, environmentId, name);
     const versions = await this.em.find(EndpointVersion, { endpoint: endpoint.id }, { orderBy: { version: 'desc' } });
-    return Promise.all(versions.map(async (version) => toVersionRecord(endpoint, version, await materializationVerdict(version))));
+    const verdict = this.verdicts(endpoint.environment_id);
+    return Promise.all(versions.map(async (version) => toVersionRecord(endpoint, version, await verdict(version))));
   }
 
   async versionRecord(actor: Actor, environmentId: number, name: string, number: number): Promise<EndpointVersionRecord> {
     const { endpoint } = await this.find(actor, environmentId, name);
     const version = await this.version(endpoint, number);
-    return toVersionRecord(endpoint, version, await materializationVerdict(version));
+    return toVersionRecord(endpoint, version, await this.verdicts(endpoint.environment_id)(version));
   }
 
   /** The endpoint's OpenAPI document: its run path, its variables and its result columns typed. */
@@ -168,7 +172,7 @@ export class EndpointService {
   async materializationStatus(actor: Actor, environmentId: number, name: string): Promise<MaterializationRecord> {
     const { endpoint } = await this.find(actor, environmentId, name);
     const current = await this.latest(endpoint);
-    return materializationOf(current, await materializationVerdict(current));
+    return materializationOf(current, await this.verdicts(endpoint.environment_id)(current));
   }
 
   /** Materialization changes of one endpoint from now on; access is checked once, when the subscription starts. */
@@ -226,12 +230,22 @@ export class EndpointService {
     );
     const byEndpoint = new Map(current.map((version) => [version.endpoint.id, version]));
     const countOf = new Map(counts.map((row) => [row.endpoint_id, Number(row.n)]));
+    const verdict = this.verdicts(endpoints[0]!.environment_id);
     return Promise.all(
       endpoints.map(async (endpoint) => {
         const version = byEndpoint.get(endpoint.id)!;
-        return toEndpointRecord(endpoint, version, countOf.get(endpoint.id) ?? 1, await materializationVerdict(version));
+        return toEndpointRecord(endpoint, version, countOf.get(endpoint.id) ?? 1, await verdict(version));
       }),
     );
+  }
+
+  /**
+   * Why versions of one environment cannot be materialized now: their query's reason, else, for
+   * one not materialized, the environment's cap (counted once, when first needed).
+   */
+  private verdicts(environmentId: number): (version: EndpointVersion) => Promise<MaterializationVerdict> {
+    let cap: Promise<string | null> | undefined;
+    return async (version) => (await materializationVerdict(version)) ?? (version.is_materialized ? null : await (cap ??= capVerdict(this.em, environmentId)));
   }
 
   private environment(actor: Actor, environmentId: number): Promise<EnvironmentPlacement> {

@@ -1,14 +1,40 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+/**
+ * JSON written per statement at most: a refresh's rows are capped in bytes as they are read
+ * (QUERY_MAX_RESULT_BYTES), and are written in parts so that no one parameter holds them all.
+ */
+const WRITE_BYTES = 1_048_576;
+
 /** The kept result of a materialized version: its rows in order, by team (written with plain SQL; see the migration). */
 export async function replaceMaterializedRows(em: EntityManager, versionId: string, environmentId: number, rows: unknown[][]): Promise<void> {
   await em.execute('delete from "endpoints"."materialized_rows" where version_id = ?', [versionId]);
-  if (rows.length === 0) return;
-  await em.execute(
-    `insert into "endpoints"."materialized_rows" (version_id, environment_id, ordinal, row)
-     select ?, ?, t.ordinal, t.value from jsonb_array_elements(?::jsonb) with ordinality as t(value, ordinal)`,
-    [versionId, environmentId, JSON.stringify(rows)],
-  );
+  let written = 0;
+  for (const part of jsonParts(rows, WRITE_BYTES)) {
+    await em.execute(
+      `insert into "endpoints"."materialized_rows" (version_id, environment_id, ordinal, row)
+       select ?, ?, ? + t.ordinal, t.value from jsonb_array_elements(?::jsonb) with ordinality as t(value, ordinal)`,
+      [versionId, environmentId, written, part.json],
+    );
+    written += part.count;
+  }
+}
+
+/** Rows as JSON arrays of about `bytes` each (a single larger row alone). */
+function* jsonParts(rows: unknown[][], bytes: number): Generator<{ json: string; count: number }> {
+  let pending: string[] = [];
+  let size = 0;
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    if (pending.length > 0 && size + json.length > bytes) {
+      yield { json: `[${pending.join(',')}]`, count: pending.length };
+      pending = [];
+      size = 0;
+    }
+    pending.push(json);
+    size += json.length + 1;
+  }
+  if (pending.length > 0) yield { json: `[${pending.join(',')}]`, count: pending.length };
 }
 
 export async function dropMaterializedRows(em: EntityManager, versionIds: string[]): Promise<void> {

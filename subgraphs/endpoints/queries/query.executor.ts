@@ -4,25 +4,42 @@ import { ingestionFacade } from '../../ingestion/facade.js';
 import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { Slots } from '../../shared/slots.js';
+import { FairSlots } from '../../shared/fair-slots.js';
 import type { CompiledQuery } from '../hogql/hogql.compiler.js';
+import { lost, readRows } from './query.reader.js';
 
 const { readerRole: HOGQL_READER_ROLE, teamSetting: HOGQL_TEAM_SETTING } = ingestionFacade.querySurface;
 
 /**
- * Queries (runs and refreshes) running at once in this process: fewer than the subgraph's pool
- * holds connections (10), so that slow queries of any team leave connections to everything else
- * (records, the run log, other subgraphs' reads); the others wait their turn.
+ * Queries (runs, refreshes, export pages) running at once in this process (QUERY_SLOTS): fewer
+ * than the subgraph's pool holds connections, so that slow queries leave connections to everything
+ * else (records, the run log, other subgraphs' reads). Shared fairly between teams: one team's
+ * slow queries leave slots free for the others, and the others wait their turn across teams.
  */
-const executions = new Slots(6);
+let executions: FairSlots | undefined;
+const querySlots = () => (executions ??= new FairSlots(config().QUERY_SLOTS));
 
 /** How long one query may run before PostgreSQL stops it (ENDPOINT_QUERY_TIMEOUT_SECONDS). */
 const queryTimeoutMs = () => config().ENDPOINT_QUERY_TIMEOUT_SECONDS * 1000;
 
 export interface QueryRows {
   rows: unknown[][];
-  /** More rows than the limit existed. */
+  /** More rows existed than those answered (past the row limit, or past the bytes when truncated). */
   hasMore: boolean;
+  /** Reading stopped at `maxBytes` (only with `partial`): the rows are those read until then. */
+  truncated: boolean;
+}
+
+/** What one run may read. */
+export interface QueryLimits {
+  /** Bytes of rows read at most (QUERY_MAX_RESULT_BYTES by default); past them a 400 `result_too_large`. */
+  maxBytes?: number;
+  /**
+   * At `maxBytes`, answer the whole rows read so far with `truncated` instead of failing (an
+   * export page ends early and the next starts after its last row). A single row past `maxBytes`
+   * is still the 400.
+   */
+  partial?: boolean;
 }
 
 /** 400: the query was valid but PostgreSQL could not finish it (a timeout, a division by zero). */
@@ -56,19 +73,18 @@ export class QueryExecutor {
     private readonly log: Logger,
   ) {}
 
-  async run(teamId: number, compiled: CompiledQuery, timeoutMs = queryTimeoutMs()): Promise<QueryRows> {
-    const release = await executions.acquire();
+  async run(teamId: number, compiled: CompiledQuery, timeoutMs = queryTimeoutMs(), limits: QueryLimits = {}): Promise<QueryRows> {
+    const release = await querySlots().acquire(teamId);
     try {
-      return await this.execute(teamId, compiled, timeoutMs);
+      return await this.execute(teamId, compiled, timeoutMs, limits);
     } finally {
       release();
     }
   }
 
-  private async execute(teamId: number, compiled: CompiledQuery, timeoutMs: number): Promise<QueryRows> {
+  private async execute(teamId: number, compiled: CompiledQuery, timeoutMs: number, limits: QueryLimits): Promise<QueryRows> {
     const knex = this.em.getConnection().getKnex();
     const client = (await knex.client.acquireConnection()) as pg.Client;
-    let broken = false;
     try {
       await client.query(setUp(teamId, timeoutMs, await readerRoleUsable(client)));
       const query = {
@@ -79,16 +95,18 @@ export class QueryExecutor {
         rowMode: 'array',
         types: { getTypeParser: ((oid: number, format?: string) => PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as never },
       };
-      const result = await client.query(query as pg.QueryArrayConfig);
-      const rows = result.rows as unknown[][];
-      const hasMore = rows.length > compiled.limit;
-      return { rows: hasMore ? rows.slice(0, compiled.limit) : rows, hasMore };
+      const { rows, truncated } = await readRows(client, query as pg.QueryArrayConfig, { maxBytes: limits.maxBytes ?? config().QUERY_MAX_RESULT_BYTES, partial: limits.partial ?? false });
+      const overLimit = rows.length > compiled.limit;
+      return { rows: overLimit ? rows.slice(0, compiled.limit) : rows, hasMore: overLimit || truncated, truncated };
     } catch (error) {
       throw this.failure(error, timeoutMs);
     } finally {
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
+      let broken = lost(client);
+      if (!broken) {
+        await client.query('rollback').catch(() => {
+          broken = true;
+        });
+      }
       await knex.client.releaseConnection(broken ? destroyed(client) : client);
     }
   }

@@ -1,7 +1,6 @@
 import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 
-
 class TooManyRunsError extends AppError {
   constructor() {
     super(429, 'throttled_error', 'throttled', 'Too many concurrent requests. Please try again later.');
