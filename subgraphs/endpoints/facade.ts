@@ -1,6 +1,6 @@
-import { checkExportFilters, checkExportQuery, exportColumns, readExportPage, type ExportField, type ExportKeyset, type ExportQuery, type ExportWindow } from './exports/export-query.js';
+import { checkExportFilters, checkExportQuery, exportColumns, readExportPage, type ExportField, type ExportKeyset, type ExportQuery, type ExportTime, type ExportWindow } from './exports/export-query.js';
 
-export type { ExportField, ExportKeyset, ExportQuery, ExportWindow };
+export type { ExportField, ExportKeyset, ExportQuery, ExportTime, ExportWindow };
 
 /**
  * What saved endpoints offer other subgraphs: the HogQL compiler, for the queries batch exports
@@ -14,6 +14,6 @@ export const endpointsFacade = {
   checkExportFilters,
   /** The columns an export query answers, typed. */
   exportColumns,
-  /** One page of an export query over a window of ingestion time, after a keyset, run as HogQL queries run. */
+  /** One page of an export query over a window of ingestion or event time, after a keyset, run as HogQL queries run. */
   readExportPage,
 };

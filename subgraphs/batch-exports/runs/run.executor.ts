@@ -67,7 +67,7 @@ export async function executeRun(runtime: RunRuntime, runId: string): Promise<vo
 }
 
 async function deliver(runtime: RunRuntime, run: BatchExportRun, batchExport: BatchExport, lease: RunLease, destination: Destination, config: JsonObject): Promise<Delivery> {
-  const window = { start: run.data_interval_start, end: run.data_interval_end };
+  const window = { start: run.data_interval_start, end: run.data_interval_end, backfill: run.backfill_id !== null };
   const source = await runSource(runtime.em, runtime.log, batchExport, destination, window, config);
   return destination.deliver(
     {

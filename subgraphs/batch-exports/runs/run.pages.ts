@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { endpointsFacade, type ExportKeyset, type ExportQuery } from '../../endpoints/facade.js';
+import { endpointsFacade, type ExportKeyset, type ExportQuery, type ExportWindow } from '../../endpoints/facade.js';
 import { ingestionFacade, type PersonKeyset } from '../../ingestion/facade.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Destination } from '../destinations/destination.js';
 import type { BatchExport } from '../exports/batch-export.entity.js';
 import type { ExportColumn, ExportPage } from '../formats/export-columns.js';
 
-/** Rows a page reads: big enough that a page costs little, small enough to hold several in memory. */
+/** Rows a page reads at most: big enough that a page costs little; a page of wide events ends earlier, at the result byte cap. */
 export const PAGE_ROWS = 10_000;
 /** How long one page's query may run. */
 const PAGE_TIMEOUT_MS = 300_000;
@@ -20,6 +20,8 @@ export interface RunSource {
 interface Read<K> {
   rows: unknown[][];
   last: K | null;
+  /** Whether rows may follow `last`. */
+  more: boolean;
 }
 
 const queries = new Map<string, Promise<ExportQuery>>();
@@ -36,24 +38,37 @@ function exportQuery(text: string): Promise<ExportQuery> {
   return query;
 }
 
+/** A run's interval `[start, end)`, and whether a backfill made the run. */
+export interface RunWindow {
+  start: Date | null;
+  end: Date;
+  backfill: boolean;
+}
+
 /**
- * The rows of an export's interval `[start, end)`: events (the export's `hogql_query`, or the
- * destination's own fields) by ingestion time, filtered by event names and properties; persons by
- * the time they last changed. Pages come in a fixed order and the next one is read while the
- * destination writes the last.
+ * The rows of an export's interval: events (the export's `hogql_query`, or the destination's own
+ * fields) filtered by event names and properties, a scheduled run's by ingestion time and a
+ * backfill's by event time (PostHog's two views: history imported now is found by its own dates);
+ * persons by the time they last changed. Pages come in a fixed order, the same on every attempt of
+ * a run, and the next one is read while the destination writes the last.
  */
-export async function runSource(em: EntityManager, log: Logger, batchExport: BatchExport, destination: Destination, window: { start: Date | null; end: Date }, config: Record<string, unknown>): Promise<RunSource> {
+export async function runSource(em: EntityManager, log: Logger, batchExport: BatchExport, destination: Destination, window: RunWindow, config: Record<string, unknown>): Promise<RunSource> {
   const teamId = batchExport.environment_id;
   const analyzed = await ingestionFacade.refreshPersonStatistics(em);
   if (analyzed.length > 0) log.info({ tables: analyzed }, 'person tables analyzed before an export read them');
   if (batchExport.model === 'persons') {
     const columns = ingestionFacade.personExportColumns.map((column) => ({ ...column })) as ExportColumn[];
-    return { columns, pages: (signal) => prefetched<PersonKeyset>((after) => ingestionFacade.readPersonsForExport(em, teamId, window, after, PAGE_ROWS), columns, signal) };
+    const read = async (after: PersonKeyset | null) => {
+      const page = await ingestionFacade.readPersonsForExport(em, teamId, window, after, PAGE_ROWS);
+      return { ...page, more: page.rows.length >= PAGE_ROWS && page.last !== null };
+    };
+    return { columns, pages: (signal) => prefetched(read, columns, signal) };
   }
   const query = await exportQuery(destination.takesQuery && batchExport.hogql_query ? batchExport.hogql_query : destination.eventsQuery);
   const columns = endpointsFacade.exportColumns(query) as ExportColumn[];
-  const exportWindow = {
+  const exportWindow: ExportWindow = {
     teamId,
+    by: window.backfill ? 'timestamp' : 'created_at',
     start: window.start,
     end: window.end,
     includeEvents: config.include_events as string[] | null,
@@ -71,13 +86,12 @@ async function* prefetched<K>(read: (after: K | null) => Promise<Read<K>>, colum
   for (;;) {
     const page = await next;
     signal.throwIfAborted();
-    const more = page.rows.length >= PAGE_ROWS && page.last !== null;
-    if (more) {
+    if (page.more) {
       next = read(page.last);
       // Read ahead: a destination that stops early leaves this promise unawaited.
       next.catch(() => undefined);
     }
     yield { columns, rows: page.rows };
-    if (!more) return;
+    if (!page.more) return;
   }
 }

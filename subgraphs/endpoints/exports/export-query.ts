@@ -11,11 +11,11 @@ import type { HogQLNode, HogQLType } from '../hogql/hogql.types.js';
 import { propertiesCondition } from '../hogql/trends.properties.js';
 import { QueryExecutor } from '../queries/query.executor.js';
 
-/** The fields a batch export's query may read (PostHog's list). */
-const READABLE = ['team_id', 'timestamp', 'event', 'distinct_id', 'uuid', 'created_at', 'elements_chain', 'person_id', 'properties', 'person_properties', 'person'];
+/** The fields a batch export's query may read (PostHog's list, and the view's `_inserted_at`). */
+const READABLE = ['team_id', 'timestamp', 'event', 'distinct_id', 'uuid', 'created_at', '_inserted_at', 'elements_chain', 'person_id', 'properties', 'person_properties', 'person'];
 
 /** Columns added to every page for its keyset; never exported. */
-const KEYSET_TIME = '__export_inserted_at';
+const KEYSET_TIME = '__export_time';
 const KEYSET_ID = '__export_uuid';
 
 /** One exported field as PostHog's `schema` shows it: the HogQL text and the name it is exported under. */
@@ -31,10 +31,19 @@ export interface ExportQuery {
   hogql_query: string;
 }
 
+/**
+ * The events' column an interval selects by: `created_at`, when the event was ingested (a
+ * scheduled run's, so that late and imported events are exported too), or `timestamp`, when it
+ * happened (a backfill's, as PostHog's `events_batch_export_backfill` view selects).
+ */
+export type ExportTime = 'created_at' | 'timestamp';
+
 /** What a run reads besides the query: the interval, the event names, the property filters. */
 export interface ExportWindow {
   teamId: number;
-  /** Ingestion time bounds: `[start, end)`; no start means from the beginning. */
+  /** What `[start, end)` bounds and the rows are ordered by; a query's `_inserted_at` reads it too. */
+  by: ExportTime;
+  /** Bounds of `by`: `[start, end)`; no start means from the beginning. */
   start: Date | null;
   end: Date;
   includeEvents?: string[] | null;
@@ -42,9 +51,9 @@ export interface ExportWindow {
   filters?: unknown;
 }
 
-/** Where the last page ended: rows come in (ingestion time, uuid) order. */
+/** Where the last page ended: rows come in (the window's `by`, uuid) order. */
 export interface ExportKeyset {
-  inserted_at: string;
+  at: string;
   uuid: string;
 }
 
@@ -53,6 +62,8 @@ export interface ExportPage {
   rows: unknown[][];
   /** Null when the page held no rows. */
   last: ExportKeyset | null;
+  /** Whether rows may follow `last`: the page reached its row limit, or ended early at the result byte cap. */
+  more: boolean;
 }
 
 /**
@@ -123,70 +134,83 @@ function sourceOf(text: string, node: HogQLNode): string {
 }
 
 /**
- * Reads one page of an export: the query's columns for the events of the window after `after`,
- * in (ingestion time, uuid) order, at most `limit` rows. It runs as every HogQL query runs (the
- * team's rows only, read-only, the reader role, a statement timeout).
+ * Reads one page of an export: the query's columns for the events of the window after `after`, in
+ * (the window's `by`, uuid) order, at most `limit` rows. It runs as every HogQL query runs (the
+ * team's rows only, read-only, the reader role, a statement timeout) and ends early, after a whole
+ * row, where the rows reach the result byte cap: wide events make pages of any size, and the next
+ * page goes on after the last row read.
  */
 export async function readExportPage(em: EntityManager, log: Logger, query: ExportQuery, window: ExportWindow, after: ExportKeyset | null, limit: number, timeoutMs: number): Promise<ExportPage> {
   const ast = pageQuery(query, window, after, limit);
   const compiled = compileHogQL(ast, { variables: {}, limit, timezone: 'UTC' });
-  const { rows } = await new QueryExecutor(em, log).run(window.teamId, compiled, timeoutMs);
+  const { rows, hasMore } = await new QueryExecutor(em, log).run(window.teamId, compiled, timeoutMs, { partial: true });
   const width = compiled.columns.length - 2;
   const lastRow = rows.at(-1);
   return {
     columns: compiled.columns.slice(0, width),
     rows: rows.map((row) => row.slice(0, width)),
-    last: lastRow ? { inserted_at: String(lastRow[width]), uuid: String(lastRow[width + 1]) } : null,
+    last: lastRow ? { at: String(lastRow[width]), uuid: String(lastRow[width + 1]) } : null,
+    more: lastRow !== undefined && hasMore,
   };
 }
 
 function pageQuery(query: ExportQuery, window: ExportWindow, after: ExportKeyset | null, limit: number): HogQLNode {
+  // The events' own columns, qualified by the FROM item: a select alias (`now() AS created_at`)
+  // stands in for an unqualified name, and must not for the interval, the keyset or the filters.
+  const from = (query.ast.select_from as HogQLNode).alias;
+  const own = (node: HogQLNode) => mapFields(node, (chain) => field(typeof from === 'string' ? from : 'events', ...chain)) as HogQLNode;
   // Every column is named as the schema names it, whatever the fields beneath are rewritten to.
   const named = { ...query.ast, select: (query.ast.select as HogQLNode[]).map((expr, index) => (isKind(expr, 'Alias') ? expr : alias(query.fields[index]!.alias, expr))) };
-  const ast = rewriteFields(structuredClone(named), window.teamId);
-  // The order of the events index (environment, ingestion time, uuid): a page is read off the
-  // index in order and stops at its limit, joins included, however many events the window holds.
-  const insertedAt = field('created_at');
-  const id = field('uuid');
+  const ast = rewriteFields(structuredClone(named), window, own);
+  // The order of an events index (environment, time, uuid), the interval and the keyset its range
+  // (the views' security barrier keeps the sort above them: a page sorts what is left of the
+  // window). A uuid is the environment's once (ingestion keeps one of each): each event is read once.
+  const time = own(field(window.by));
+  const id = own(field('uuid'));
+  const filters = asFilterError(() => propertiesCondition(window.filters ?? null));
   const at = (iso: string) => call('toDateTime', [constant(iso)]);
   const conditions: (HogQLNode | null)[] = [
     (ast.where as HogQLNode | null) ?? null,
-    window.start ? compare('>=', insertedAt, at(window.start.toISOString())) : null,
-    compare('<', insertedAt, at(window.end.toISOString())),
-    after ? compare('>=', insertedAt, at(after.inserted_at)) : null,
-    after ? or([compare('>', insertedAt, at(after.inserted_at)), compare('>', id, call('toUUID', [constant(after.uuid)]))]) : null,
-    window.includeEvents?.length ? compare('in', field('event'), tuple(window.includeEvents.map(constant))) : null,
-    window.excludeEvents?.length ? compare('not in', field('event'), tuple(window.excludeEvents.map(constant))) : null,
-    asFilterError(() => propertiesCondition(window.filters ?? null)),
+    window.start ? compare('>=', time, at(window.start.toISOString())) : null,
+    compare('<', time, at(window.end.toISOString())),
+    after ? compare('>=', time, at(after.at)) : null,
+    after ? or([compare('>', time, at(after.at)), compare('>', id, call('toUUID', [constant(after.uuid)]))]) : null,
+    window.includeEvents?.length ? compare('in', own(field('event')), tuple(window.includeEvents.map(constant))) : null,
+    window.excludeEvents?.length ? compare('not in', own(field('event')), tuple(window.excludeEvents.map(constant))) : null,
+    filters && own(filters),
   ];
   return {
     ...ast,
-    select: [...(ast.select as HogQLNode[]), alias(KEYSET_TIME, insertedAt), alias(KEYSET_ID, call('toString', [id]))],
+    select: [...(ast.select as HogQLNode[]), alias(KEYSET_TIME, time), alias(KEYSET_ID, call('toString', [id]))],
     where: and(conditions.filter((condition): condition is HogQLNode => condition !== null)),
-    order_by: [orderBy(insertedAt), orderBy(id)],
+    order_by: [orderBy(time), orderBy(id)],
     limit: constant(limit),
   };
 }
 
-/** PostHog's event fields this platform keeps elsewhere: the person's properties, the elements chain, the team. */
-function rewriteFields(ast: HogQLNode, teamId: number): HogQLNode {
-  const replace = (node: HogQLNode): HogQLNode | null => {
-    if (!isKind(node, 'Field')) return null;
-    const [head, ...rest] = node.chain as string[];
-    if (head === 'person_properties') return field('person', 'properties', ...rest);
-    if (head === 'elements_chain' && rest.length === 0) return call('coalesce', [field('properties', '$elements_chain'), constant('')]);
-    if (head === 'team_id' && rest.length === 0) return constant(teamId);
+/**
+ * PostHog's event fields this platform keeps elsewhere (the person's properties, the elements
+ * chain, the team) and its views' `_inserted_at`: the time the window selects by, as PostHog's
+ * backfill view exports `timestamp AS _inserted_at`.
+ */
+function rewriteFields(ast: HogQLNode, window: ExportWindow, own: (node: HogQLNode) => HogQLNode): HogQLNode {
+  return mapFields(ast, ([head, ...rest]) => {
+    if (head === 'person_properties') return own(field('person', 'properties', ...rest));
+    if (head === 'elements_chain' && rest.length === 0) return call('coalesce', [own(field('properties', '$elements_chain')), constant('')]);
+    if (head === 'team_id' && rest.length === 0) return constant(window.teamId);
+    if (head === '_inserted_at' && rest.length === 0) return own(field(window.by));
     return null;
-  };
-  const visit = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(visit);
-    if (typeof value !== 'object' || value === null) return value;
-    const node = value as HogQLNode;
-    const replaced = typeof node.node === 'string' ? replace(node) : null;
-    if (replaced) return replaced;
-    return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, key === 'start' || key === 'end' ? item : visit(item)]));
-  };
-  return visit(ast) as HogQLNode;
+  }) as HogQLNode;
+}
+
+/** A copy of an AST with each field `replace` answers a node for replaced (the others kept). */
+function mapFields(value: unknown, replace: (chain: string[]) => HogQLNode | null): unknown {
+  if (Array.isArray(value)) return value.map((item) => mapFields(item, replace));
+  if (typeof value !== 'object' || value === null) return value;
+  const node = value as HogQLNode;
+  const replaced = isKind(node, 'Field') ? replace(node.chain as string[]) : null;
+  if (replaced) return replaced;
+  return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, key === 'start' || key === 'end' ? item : mapFields(item, replace)]));
 }
 
 async function asExportError<T>(work: () => Promise<T>, attr: string): Promise<T> {
@@ -209,7 +233,7 @@ function asFilterError<T>(work: () => T): T {
 
 /** The columns a query exports, typed (compiled over an empty window; nothing runs). */
 export function exportColumns(query: ExportQuery): { name: string; type: HogQLType }[] {
-  const ast = pageQuery(query, { teamId: 0, start: null, end: new Date(0) }, null, 1);
+  const ast = pageQuery(query, { teamId: 0, by: 'created_at', start: null, end: new Date(0) }, null, 1);
   const { columns } = compileHogQL(ast, { variables: {}, limit: 1, timezone: 'UTC' });
   return columns.slice(0, columns.length - 2);
 }
