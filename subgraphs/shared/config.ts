@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseAllowList } from './outbound-allow-list.js';
 
 /** Raised when a setting is present but unusable; start-up prints its one-line message and exits. */
 export class ConfigError extends Error {
@@ -32,6 +33,15 @@ const port = numeric(z.number().int().min(0).max(65535));
 
 /** A DNS name, an IPv4 address or an IPv6 one (bare or in brackets): what `listen` can be given. */
 const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%\w+)?\]?)$/;
+
+/** A DESTINATION_ALLOWED_HOSTS that holds an entry of no known form stops start-up, naming the entry. */
+function allowListIssue(value: string, context: z.RefinementCtx): void {
+  try {
+    parseAllowList(value);
+  } catch (error) {
+    context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+  }
+}
 
 /** PostHog's capture takes batches of up to 20 MB. */
 export const DEFAULT_MAX_INGEST_BODY_BYTES = 20 * 1_048_576;
@@ -71,12 +81,18 @@ const schema = z.object({
    * Hosts a tenant's destination may reach although their addresses are not public: `host`,
    * `host:port` or a CIDR block, separated by commas. Empty: public addresses only.
    */
-  DESTINATION_ALLOWED_HOSTS: z.string().default(''),
+  DESTINATION_ALLOWED_HOSTS: z.string().superRefine(allowListIssue).default(''),
   /** Largest result a query may read (an endpoint run, a materialization, an export page), in bytes; more is a 400 `result_too_large`. */
   QUERY_MAX_RESULT_BYTES: numeric(z.number().int().positive()).default(20 * 1_048_576),
-  /** Queries running at once in a process (runs, refreshes, export pages), shared fairly between environments. */
+  /**
+   * Queries running at once in a process (runs, refreshes, export pages), shared fairly between
+   * environments: one holds at most about two thirds of them, and waiting ones are served in turn.
+   */
   QUERY_SLOTS: numeric(z.number().int().min(1).max(64)).default(6),
-  /** Materialized endpoints an environment may have (PATCH `is_materialized: true` past it is a 400). */
+  /**
+   * Materialized endpoints an environment may have: enabling one more is a 400 naming
+   * `is_materialized`; an endpoint created past it is kept, not materialized (its `materialization` says why).
+   */
   ENDPOINT_MAX_MATERIALIZED: numeric(z.number().int().min(0).max(10_000)).default(20),
   /** Tries of a batch export run before it is marked failed (a destination that refuses outright fails at once). */
   BATCH_EXPORT_MAX_ATTEMPTS: numeric(z.number().int().min(1).max(100)).default(5),

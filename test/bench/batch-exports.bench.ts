@@ -12,6 +12,7 @@ import { postgresDestination, s3Destination, startS3, type S3Store } from '../ki
 import { ingestGenerated } from './bench.ingest.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
 import { httpRequest } from './http.request.js';
+import { LOOPBACK_DESTINATIONS } from '../kit/process.js';
 import { bootstrap, platformEnv, startPlatform, type Bootstrapped, type RunningPlatform } from './platform.fixture.js';
 import { codeVersion, load1, machine } from './results.report.js';
 
@@ -54,7 +55,8 @@ async function main(): Promise<void> {
   onExit(() => rmSync(dataDir, { recursive: true, force: true }));
   const store = await startS3('bench');
   onExit(() => store.stop());
-  const env = { ...platformEnv({ databaseUrl, secretKey: randomBytes(32).toString('base64url'), dataDir }), LOG_LEVEL: 'warn' };
+  // The destinations are this machine's: loopback is allowed explicitly (the default refuses it).
+  const env = { ...platformEnv({ databaseUrl, secretKey: randomBytes(32).toString('base64url'), dataDir }), LOG_LEVEL: 'warn', DESTINATION_ALLOWED_HOSTS: LOOPBACK_DESTINATIONS };
   const platform = await startPlatform(ROOT, env);
   onExit(() => platform.child.stop());
   onExit(() => reportLoggedErrors([platform.child]));

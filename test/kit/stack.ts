@@ -13,6 +13,7 @@ import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
 import { configuredKeyThrottle } from '../../router/throttle.js';
+import { LOOPBACK_DESTINATIONS } from './process.js';
 import { TEST_SECRET_KEY } from './secret.js';
 
 export { TEST_SECRET_KEY };
@@ -74,6 +75,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: '0',
       RATE_LIMIT_PERSONAL_KEY_PER_HOUR: '0',
       RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: '0',
+      DESTINATION_ALLOWED_HOSTS: LOOPBACK_DESTINATIONS,
       ...options.env,
     }),
   );

@@ -50,13 +50,22 @@ export class DestinationError extends Error {
   }
 }
 
+/** A host a destination's config names, and the config field that names it. */
+export interface DestinationTarget {
+  field: string;
+  host: string;
+  port: number;
+}
+
 /** A destination type: its config fields, the models it takes, how it delivers pages and how it is tested. */
 export interface Destination {
   type: string;
   fields: readonly ConfigField[];
   models: readonly string[];
-  /** Fields that say where the secrets go: a change of one needs the secrets sent again. */
+  /** Fields that say where the secrets go and how they travel: a change of one needs the secrets sent again. */
   targetFields: readonly string[];
+  /** The hosts the config names (each checked against the outbound policy when the export is saved). */
+  targets(config: JsonObject): DestinationTarget[];
   /** Whether it exports the columns of a `hogql_query` (else only its own default fields). */
   takesQuery: boolean;
   /** The default fields it exports of the events model, as a HogQL query. */

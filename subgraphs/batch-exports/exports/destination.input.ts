@@ -1,5 +1,6 @@
 import { ValidationError } from '../../shared/errors.js';
 import { isObject, type JsonObject } from '../../shared/validation.js';
+import { checkTargets } from '../destinations/destination-address.js';
 import { checkConfig, splitSecrets, withDefaults } from '../destinations/destination-config.js';
 import type { Destination } from '../destinations/destination.js';
 import { requireDestination } from '../destinations/destinations.js';
@@ -16,8 +17,9 @@ export interface DestinationInput {
 }
 
 /**
- * Stored credentials never follow a destination to a new address: a PATCH that moves it (another
- * host, URL or endpoint) must send the secret fields again.
+ * Stored credentials never follow a destination to a new address, nor onto a weaker connection: a
+ * PATCH that moves it (another host, URL or endpoint) or changes how it connects (TLS, certificate
+ * checks) must send the secret fields again.
  */
 function requireSecretsForNewTarget(destination: Destination, given: JsonObject, stored: StoredDestination): void {
   const before = withDefaults(destination.fields, stored.destination_config);
@@ -26,7 +28,7 @@ function requireSecretsForNewTarget(destination: Destination, given: JsonObject,
   const secrets = destination.fields.filter((field) => field.secret).map((field) => field.name);
   const missing = secrets.filter((name) => given[name] === undefined || given[name] === null);
   if (missing.length > 0) {
-    throw new ValidationError(`Changing ${moved.join(', ')} needs the secret fields sent again (${missing.join(', ')}): stored credentials are not sent to a new address.`, 'destination');
+    throw new ValidationError(`Changing ${moved.join(', ')} needs the secret fields sent again (${missing.join(', ')}): stored credentials are not sent to a new address or over another kind of connection.`, 'destination');
   }
 }
 
@@ -54,7 +56,9 @@ export function readDestination(input: unknown, stored: StoredDestination | null
   for (const [name, value] of Object.entries(config)) if (value === null) delete config[name];
   // A PATCH that emptied a required field leaves a config a run could not use.
   if (stored) checkConfig(destination.fields, config, false);
-  destination.check(withDefaults(destination.fields, config));
+  const filled = withDefaults(destination.fields, config);
+  destination.check(filled);
+  checkTargets(destination.targets(filled));
   const { open, secrets } = splitSecrets(destination.fields, config);
   // Unchanged secrets keep their sealed form: a PATCH of other fields rewrites no secret.
   const unchanged = stored !== null && JSON.stringify(secrets) === JSON.stringify(openSecrets(stored.destination_secrets));

@@ -3,6 +3,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { AppError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { isObject } from '../../shared/validation.js';
+import { AddressRefusedError } from '../destinations/destination-address.js';
 import { checkConfig, redactSecrets, withDefaults } from '../destinations/destination-config.js';
 import { DestinationError, type Destination } from '../destinations/destination.js';
 import { destinationOf } from '../destinations/destinations.js';
@@ -52,6 +53,8 @@ export class TestStepService {
       config = readDestination(input ?? {}, stored).config;
       checkConfig(destination.fields, config, false);
     } catch (error) {
+      // A host the platform will not reach is named as such: the step would connect nowhere.
+      if (error instanceof AddressRefusedError) return { ...base, result: { status: 'Failed', message: error.message } };
       if (error instanceof AppError) return { ...base, result: { status: 'Failed', message: "The test step cannot run as it's not configured." } };
       throw error;
     }

@@ -2,11 +2,11 @@ import type { JsonObject } from '../../../shared/validation.js';
 import type { ExportPage } from '../../formats/export-columns.js';
 import { jsonLinesEncoder } from '../../formats/jsonlines.encoder.js';
 import { DestinationError, type Delivery, type DeliveryContext } from '../destination.js';
+import { answered, captureBody, post } from './http.post.js';
 
 /** PostHog's flush points: 5,000 records or 50 MB a request. */
 const CHUNK_RECORDS = 5000;
 const CHUNK_BYTES = 50 * 1024 * 1024;
-const REQUEST_TIMEOUT_MS = 60_000;
 /** Tries of one chunk before the run's own retry (with its backoff) takes over. */
 const TRIES = 3;
 
@@ -59,44 +59,15 @@ export async function deliverChunks(context: DeliveryContext, pages: AsyncIterab
   return { records: total, bytes, cursor: { ...done } };
 }
 
-/** PostHog's `/batch/` body, as its HTTP export sends it. */
-function captureBody(token: string, lines: string[]): string {
-  return `{"api_key":${JSON.stringify(token)},"historical_migration":true,"batch":[${lines.map((line) => line.trimEnd()).join(',')}]}`;
-}
-
-export interface HttpAnswer {
-  status: number;
-  text: string;
-}
-
-/** One POST of a body (JSON lines, or a `/batch/` body when it starts with `{"api_key"`). */
-export async function post(config: JsonObject, body: string, idempotencyKey: string, signal: AbortSignal): Promise<HttpAnswer> {
-  const capture = config.body_format === 'PostHogBatch';
-  const headers: Record<string, string> = {
-    'content-type': capture ? 'application/json' : 'application/x-ndjson',
-    'idempotency-key': idempotencyKey,
-  };
-  if (!capture) headers.authorization = `Bearer ${String(config.token ?? '')}`;
-  const payload = capture && body === '' ? captureBody(String(config.token ?? ''), []) : body;
-  let response: Response;
-  try {
-    response = await fetch(String(config.url), { method: 'POST', headers, body: payload, signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]), redirect: 'error' });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new DestinationError(`The destination could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`, true);
-  }
-  return { status: response.status, text: (await response.text().catch(() => '')).slice(0, 500) };
-}
-
-/** Sends a chunk, trying again (1 s, then 2 s) on 429, 5xx and the network; another 4xx ends the run with the destination's words. */
+/** Sends a chunk, trying again (1 s, then 2 s) on 429, 5xx and the network; another answer ends the run with its status. */
 async function send(config: JsonObject, body: string, idempotencyKey: string, signal: AbortSignal): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     let failure: DestinationError;
     try {
-      const answer = await post(config, body, idempotencyKey, signal);
-      if (answer.status < 300) return;
-      const retryable = answer.status === 429 || answer.status >= 500;
-      failure = new DestinationError(`${retryable ? 'RetryableResponseError' : 'NonRetryableResponseError'} (status: ${answer.status}): ${answer.text}`, retryable);
+      const status = await post(config, body, idempotencyKey, signal);
+      if (status < 300) return;
+      const retryable = status === 429 || status >= 500;
+      failure = new DestinationError(`${retryable ? 'RetryableResponseError' : 'NonRetryableResponseError'} (status: ${status}): ${answered(status)}.`, retryable);
     } catch (error) {
       if (!(error instanceof DestinationError)) throw error;
       failure = error;

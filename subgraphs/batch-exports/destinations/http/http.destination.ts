@@ -1,8 +1,10 @@
 import { ValidationError } from '../../../shared/errors.js';
 import { EVENT_FILTERS, type ConfigField } from '../destination-config.js';
+import { urlTargets } from '../destination-address.js';
 import { DestinationError, type Destination } from '../destination.js';
 import { isHttpUrl } from '../s3/s3.destination.js';
-import { deliverChunks, post } from './http.delivery.js';
+import { deliverChunks } from './http.delivery.js';
+import { answered, post } from './http.post.js';
 
 export const HTTP_FIELDS: readonly ConfigField[] = [
   { name: 'url', type: 'string', required: true, description: 'Where each chunk of events is POSTed.' },
@@ -23,6 +25,7 @@ export const httpDestination: Destination = {
   fields: HTTP_FIELDS,
   models: ['events'],
   targetFields: ['url'],
+  targets: (config) => urlTargets('url', config.url),
   takesQuery: false,
   eventsQuery: 'SELECT uuid, distinct_id, timestamp, event, properties FROM events',
   check(config) {
@@ -34,9 +37,9 @@ export const httpDestination: Destination = {
       name: 'Reach the destination',
       description: 'Ensure the URL answers: an empty chunk is sent, and any answer but a server error or a refusal of the token passes.',
       async run(config, signal) {
-        const response = await post(config, '', 'batch-export-test', signal);
-        if (response.status >= 500) throw new DestinationError(`The destination answered ${response.status}: ${response.text}`, false);
-        if (response.status === 401 || response.status === 403) throw new DestinationError(`The destination refused the token (${response.status}): ${response.text}`, false);
+        const status = await post(config, '', 'batch-export-test', signal);
+        if (status >= 500) throw new DestinationError(`${answered(status)}.`, false);
+        if (status === 401 || status === 403) throw new DestinationError(`The destination refused the token (${status}): ${answered(status)}.`, false);
       },
     },
   ],

@@ -1,16 +1,25 @@
+import { isIP } from 'node:net';
 import pg from 'pg';
+import { normalHost } from '../../../shared/outbound-allow-list.js';
 import type { JsonObject } from '../../../shared/validation.js';
+import { destinationAddress } from '../destination-address.js';
 import { DestinationError } from '../destination.js';
 
 /**
  * A connection to the config's database. TLS as PostHog connects (`sslmode` `require`, the
  * certificate checked unless `has_self_signed_cert`); `sslmode: disable` for a server without TLS.
+ * The client is given the address the outbound policy checked, never the name (pg would resolve
+ * it again); the certificate is checked against the name.
  */
 export async function connect(config: JsonObject): Promise<pg.Client> {
-  const ssl = config.sslmode === 'disable' ? false : { rejectUnauthorized: config.has_self_signed_cert !== true };
+  const host = String(config.host);
+  const port = Number(config.port ?? 5432);
+  const { address } = await destinationAddress(host, port);
+  const servername = isIP(normalHost(host)) ? undefined : normalHost(host);
+  const ssl = config.sslmode === 'disable' ? false : { rejectUnauthorized: config.has_self_signed_cert !== true, servername };
   const client = new pg.Client({
-    host: String(config.host),
-    port: Number(config.port ?? 5432),
+    host: address,
+    port,
     user: String(config.user ?? ''),
     password: String(config.password ?? ''),
     database: String(config.database),

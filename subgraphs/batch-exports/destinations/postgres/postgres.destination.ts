@@ -69,7 +69,8 @@ export const postgresDestination: Destination = {
   type: 'Postgres',
   fields: POSTGRES_FIELDS,
   models: ['events', 'persons'],
-  targetFields: ['host', 'port'],
+  targetFields: ['host', 'port', 'sslmode', 'has_self_signed_cert'],
+  targets: (config) => [{ field: 'host', host: String(config.host ?? ''), port: Number(config.port ?? 5432) }],
   takesQuery: true,
   eventsQuery:
     'SELECT uuid, event, properties, elements_chain AS elements, properties.$set AS set, properties.$set_once AS set_once, distinct_id, team_id, properties.$ip AS ip, NULL AS site_url, timestamp FROM events',

@@ -3,6 +3,7 @@ import { ValidationError } from '../../../shared/errors.js';
 import type { JsonObject } from '../../../shared/validation.js';
 import { COMPRESSIONS, FILE_FORMATS, type FileFormat } from '../../formats/file.encoder.js';
 import { EVENT_FILTERS, type ConfigField } from '../destination-config.js';
+import { refusedAddress, urlTargets } from '../destination-address.js';
 import { DestinationError, type Destination, type TestStep } from '../destination.js';
 import { encryption, s3Client, s3Failure } from './s3.client.js';
 import { deliverFiles } from './s3.files.js';
@@ -37,7 +38,7 @@ const TEST_STEPS: readonly TestStep[] = [
         const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
         if (status === 404) throw new DestinationError(`Bucket '${bucket}' does not exist or we don't have permissions to use it`, false);
         if (status === 403) throw new DestinationError(`We couldn't access bucket '${bucket}'. Check the provided credentials, endpoint, and whether the necessary permissions to access the bucket have been granted`, false);
-        throw new DestinationError(`An unknown error occurred when trying to access bucket '${bucket}': ${(error as Error).message}`, false);
+        throw refusedAddress(error) ?? new DestinationError(`An unknown error occurred when trying to access bucket '${bucket}': ${s3Failure(error, bucket).message}`, false);
       } finally {
         client.destroy();
       }
@@ -69,8 +70,9 @@ export const s3Destination: Destination = {
   fields: S3_FIELDS,
   models: ['events', 'persons'],
   targetFields: ['endpoint_url'],
+  targets: (config) => urlTargets('endpoint_url', config.endpoint_url),
   takesQuery: true,
-  eventsQuery: 'SELECT uuid, timestamp, created_at AS _inserted_at, created_at, event, properties, distinct_id, elements_chain, person_properties, person_id FROM events',
+  eventsQuery: 'SELECT uuid, timestamp, _inserted_at, created_at, event, properties, distinct_id, elements_chain, person_properties, person_id FROM events',
   check(config: JsonObject) {
     const empty = ['bucket_name', 'region'].filter((name) => typeof config[name] === 'string' && (config[name] as string).trim() === '');
     if (empty.length > 0) throw new ValidationError(`The following inputs are empty: [${empty.map((name) => `'${name}'`).join(', ')}]`, 'destination');
