@@ -11,6 +11,7 @@ import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
 import { bind } from '../subgraphs/shared/net.js';
 import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
 import { announce, ReportedError, type WorkerNews } from './cluster.news.js';
+import { LISTENING_SERVICE, ListeningEnds } from './cluster.listening.js';
 import type { PortHold, StartingListener } from './starting.listener.js';
 import { withYoungGeneration } from './young-generation.js';
 
@@ -67,12 +68,16 @@ export async function runPrimary(settings: Config, log: Logger, port: StartingLi
   hub.serve({ [DATABASE_SERVICE]: async (): Promise<PreparedDatabase> => toWorkers(await preparing), [PORT_SERVICE]: port.release });
   hub.serve(pubSubServices(hub));
   hub.serve(rateLimitServices());
+  const listeningEnds = new ListeningEnds();
+  hub.serve({ [LISTENING_SERVICE]: (listener: string, worker: number) => listeningEnds.end(listener, worker) });
   let stopping = false;
   let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
   cluster.setupPrimary({ execArgv: withYoungGeneration(process.execArgv, process.env.NODE_OPTIONS) });
   const fork = (): Worker => {
     const worker = cluster.fork();
     hub.attach(worker);
+    worker.on('message', (news: WorkerNews) => news?.platform === 'ready' && listeningEnds.listens(worker.id));
+    worker.once('exit', () => listeningEnds.gone(worker.id));
     return worker;
   };
   const stop = async (boundMs: number) => {

@@ -3,7 +3,8 @@ import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeHealth, writeServerError } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { bind, closeGracefully } from '../subgraphs/shared/net.js';
+import { Drain } from '../subgraphs/shared/drain.js';
+import { bind } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { answerIngest, type IngestHandler, type Listener } from './listener.js';
 import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
@@ -15,6 +16,8 @@ export interface IngestListenerOptions {
   ingest: IngestHandler;
   healthy: () => Promise<boolean>;
   maxIngestBodyBytes: number;
+  /** As the main listener's (ListenerOptions). */
+  listeningEnded?: () => Promise<void>;
   log: Logger;
 }
 
@@ -26,6 +29,7 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
   const inFlight = new InFlight();
   const server = createServer((request, response) => {
     logAborts(options.log, request, response);
+    if (drain.turnedAway(response)) return;
     const path = new URL(request.url ?? '/', 'http://ingest').pathname;
     const served = async () => {
       if (path === '/healthz') {
@@ -42,6 +46,7 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
       writeServerError(response);
     });
   });
+  const drain = new Drain(server);
   answerClientErrors(server, methodsWithIngest(() => []));
   const url = await bind(server, options.host, options.port, 'INGEST_PORT');
   return {
@@ -49,7 +54,7 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
     server,
     close: async (graceMs = 0) => {
       const deadline = Date.now() + graceMs;
-      await closeGracefully(server, graceMs);
+      await drain.close(graceMs, options.listeningEnded);
       await inFlight.settled(Math.max(0, deadline - Date.now()));
     },
   };

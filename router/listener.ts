@@ -13,7 +13,8 @@ import { AppError, AuthenticationFailedError, ForbiddenError, NOT_UTF8, NotFound
 import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeHealth, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
-import { bind, closeGracefully } from '../subgraphs/shared/net.js';
+import { Drain } from '../subgraphs/shared/drain.js';
+import { bind } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/shared/metrics.js';
 import { ALLOWED, type Verdict } from '../subgraphs/shared/rate-limit.js';
@@ -57,6 +58,8 @@ export interface ListenerOptions {
   allowedMethods?: (url: string) => string[];
   /** Whether a request with this Authorization may go on now (a personal API key's rate); none: no limit. */
   throttle?: (authorization: string | undefined) => Promise<Verdict>;
+  /** In a cluster's worker: resolves once no worker takes connections on the port any more (see Drain.close). */
+  listeningEnded?: () => Promise<void>;
   log: Logger;
 }
 
@@ -79,12 +82,14 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   const inFlight = new InFlight();
   const server = createServer((request, response) => {
     logAborts(log, request, response);
+    if (drain.turnedAway(response)) return;
     inFlight.track(route(options, request, response)).catch((error: unknown) => {
       if (error instanceof RequestAbortedError) return;
       log.error({ err: error, url: loggableUrl(request.url) }, 'request failed');
       writeServerError(response);
     });
   });
+  const drain = new Drain(server);
   answerClientErrors(server, (url) => methodsOf(options, url));
   // A graphql-ws message is a request body too, sent before the key is checked: the ordinary limit holds.
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes, WebSocket: ReasonedWebSocket });
@@ -116,7 +121,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       await wsServer.dispose();
       await Promise.race([Promise.all(open.map((client) => (client.readyState === client.CLOSED ? undefined : once(client, 'close')))), delay(Math.min(graceMs, 1000))]);
       for (const client of sockets.clients) client.terminate();
-      await closeGracefully(server, graceMs);
+      await drain.close(Math.max(0, deadline - Date.now()), options.listeningEnded);
       // Requests whose clients went away: their work goes on, and the subgraphs must outlive it.
       await inFlight.settled(Math.max(0, deadline - Date.now()));
     },

@@ -21,6 +21,7 @@ import { closeRateLimiter } from '../subgraphs/shared/rate-limit.js';
 import { configuredKeyThrottle } from './throttle.js';
 import { subgraphsHealthy, subgraphUrls } from './remote-subgraphs.js';
 import { preparedDatabase } from './cluster.primary.js';
+import { listeningEndedEverywhere } from './cluster.listening.js';
 import { announce, tellPrimary } from './cluster.news.js';
 import type { PortHold } from './starting.listener.js';
 import { projectFile } from '../subgraphs/shared/project-files.js';
@@ -76,6 +77,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     takesLargeBody: rest.takesLargeBody,
     allowedMethods: rest.allowedMethods,
     throttle,
+    listeningEnded: cluster.isWorker ? listeningEndedEverywhere('PORT') : undefined,
     log,
   });
   const ingestListener = await listenIngestPort(settings, rest.ingest, subgraphs, log, listener);
@@ -88,8 +90,9 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
   let stopping = false;
   /**
    * SIGTERM or SIGINT (under `npm start`, npm's exit too): no new connections; websockets closed
-   * with 1001 (going away); requests in progress, ingestion batches included, finish within
-   * SHUTDOWN_TIMEOUT_SECONDS; then the workers stop (a batch export run is given back for another
+   * with 1001 (going away); requests in progress, ingestion batches included, and those that come
+   * on connections still open finish within SHUTDOWN_TIMEOUT_SECONDS, each answer with
+   * `Connection: close` (subgraphs/shared/drain.ts); then the workers stop (a batch export run is given back for another
    * process), the subgraphs close, and the embedded PostgreSQL shuts down.
    */
   const shutdown = async (signal: string) => {
@@ -157,7 +160,8 @@ export function restFastPath(run: DirectOperation): DirectRouterCall {
 async function listenIngestPort(settings: Config, ingest: IngestHandler, subgraphs: Subgraphs, log: Logger, main: Listener): Promise<Listener | undefined> {
   if (settings.INGEST_PORT === undefined) return undefined;
   try {
-    return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, log });
+    const listeningEnded = cluster.isWorker ? listeningEndedEverywhere('INGEST_PORT') : undefined;
+    return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, listeningEnded, log });
   } catch (error) {
     await main.close();
     throw error;

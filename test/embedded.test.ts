@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, gql } from './kit/http.js';
-import { freePort, startPlatform, type Platform } from './kit/process.js';
+import { descendants, freePort, processTable, startPlatform, type Platform } from './kit/process.js';
 
 /**
  * `npm start` with nothing configured: an embedded PostgreSQL that the platform runs itself,
@@ -76,18 +76,22 @@ describe('embedded mode (no DATABASE_URL, no REDIS_URL)', () => {
     const kept = await api(platform.url, 'GET', `/api/environments/${boot.environment_id}/events/`, { key: boot.personal_api_key });
     expect(kept.body.results).toHaveLength(1);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(boot);
-  });
+  }, 240_000);
 
   it('recovers from a killed platform whose embedded server was left running', async () => {
+    // Its watchdog killed first (as a container's end kills everything), the server is left behind.
+    for (const pid of descendants(platform!.child.pid!).filter((pid) => commandLine(pid).includes('postmaster.watchdog.js'))) process.kill(pid, 'SIGKILL');
     platform!.child.kill('SIGKILL');
     await platform!.exited;
-    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
+    const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const left = processTable().get(postmaster);
+    expect(left !== undefined && left.state !== 'Z').toBe(true);
     platform = await startPlatform(env);
     expect((await api(platform.url, 'GET', '/healthz')).status).toBe(200);
     platform.child.kill('SIGTERM');
     expect(await platform.exited).toBe(0);
     platform = undefined;
-  });
+  }, 180_000);
 
   it('fails naming PORT when the port is taken, and leaves nothing running behind', async () => {
     const { createServer } = await import('node:net');
@@ -108,3 +112,11 @@ describe('embedded mode (no DATABASE_URL, no REDIS_URL)', () => {
     expect(failed).toMatch(/^invalid setting PORT: .+$/m);
   });
 });
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}

