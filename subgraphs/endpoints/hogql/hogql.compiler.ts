@@ -1,8 +1,8 @@
 import { assertDepth, isKind } from './hogql.ast.js';
 import type { CompileContext } from './hogql.context.js';
 import { isTimeZone } from './conversion.functions.js';
-import { HogQLError } from './hogql.errors.js';
-import { effectiveLimit } from './hogql.limits.js';
+import { HogQLError, QueryTooComplexError } from './hogql.errors.js';
+import { effectiveLimit, MAX_COMPILED_NODES } from './hogql.limits.js';
 import { ParamBinder } from './hogql.params.js';
 import { compileQueryNode, countOf } from './hogql.query.js';
 import { CteScope } from './hogql.scope.js';
@@ -31,12 +31,15 @@ export function compileHogQL(ast: HogQLNode, options: CompileOptions): CompiledQ
 function context(options: CompileOptions): CompileContext {
   const timezone = options.timezone ?? 'UTC';
   if (!isTimeZone(timezone)) throw new HogQLError(`Unknown time zone: ${timezone}`);
-  const counters = { t: 0, w: 0 };
+  const counters = { t: 0, w: 0, nodes: 0 };
   const ctx: CompileContext = {
     params: new ParamBinder(),
     variables: options.variables ?? {},
     timezone,
     nextAlias: (prefix) => `_${prefix}${++counters[prefix]}`,
+    spend: () => {
+      if (++counters.nodes > MAX_COMPILED_NODES) throw new QueryTooComplexError('compile');
+    },
     compileQuery: (node, ctes) => compileQueryNode(node, ctes, ctx, { renderWith: true }),
   };
   return ctx;

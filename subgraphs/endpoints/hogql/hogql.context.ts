@@ -24,6 +24,8 @@ export interface CompileContext {
   timezone: string;
   /** A new alias of ours (`_t1`, `_w1`): tables and CTEs never take a name from the query. */
   nextAlias(prefix: 't' | 'w'): string;
+  /** Counts one expression node compiled; throws QueryTooComplexError past MAX_COMPILED_NODES. */
+  spend(): void;
   /** Compiles a nested SELECT or UNION (a subquery, a CTE); injected so that expressions need not import the SELECT compiler. */
   compileQuery(node: HogQLNode, ctes: CteScope): CompiledSelect;
 }

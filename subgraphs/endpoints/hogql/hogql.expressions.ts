@@ -3,7 +3,8 @@ import { arithmeticExpr } from './hogql.arithmetic.js';
 import { asBoolean, typed } from './hogql.coerce.js';
 import { betweenExpr, compareExpr, distinctFromExpr } from './hogql.compare.js';
 import type { Env } from './hogql.context.js';
-import { HogQLError } from './hogql.errors.js';
+import { HogQLError, QueryTooComplexError } from './hogql.errors.js';
+import { MAX_EXPRESSION_SQL_CHARS } from './hogql.limits.js';
 import { fieldExpr } from './hogql.fields.js';
 import { callExpr, castExpr } from './hogql.functions.js';
 import { constantValue, literalExpr } from './hogql.literals.js';
@@ -41,11 +42,18 @@ const COMPILERS: Record<string, Compiler> = {
   WindowFunction: windowExpr,
 };
 
-/** Compiles one expression node; the tree's depth was checked before, so recursion is bounded. */
+/**
+ * Compiles one expression node; the tree's depth was checked before, so recursion is bounded, and
+ * the context counts the nodes, so that the work is too. A string's length is known without
+ * building it, so an SQL that multiplied past its bound is refused before anything reads it.
+ */
 export function compileExpr(node: HogQLNode, env: Env): Expr {
   const compile = Object.hasOwn(COMPILERS, node.node) ? COMPILERS[node.node] : undefined;
   if (!compile) throw new HogQLError(`Unsupported node: ${node.node}`);
-  return compile(node, env);
+  env.ctx.spend();
+  const expr = compile(node, env);
+  if (expr.sql.length > MAX_EXPRESSION_SQL_CHARS) throw new QueryTooComplexError('compile');
+  return expr;
 }
 
 function constantExpr(node: HogQLNode, env: Env): Expr {

@@ -10,8 +10,30 @@ export const MAX_RESULT_ROWS = MAX_LIMIT;
 /** How deeply AST nodes may nest: far beyond real queries, well within the stack's reach. */
 export const MAX_DEPTH = 64;
 
+/**
+ * Most expression nodes one compilation visits, and the longest SQL one expression may compile to.
+ * A WITH expression is compiled again wherever it is named and some functions repeat an argument's
+ * SQL, so a short query can multiply both; these bound the work well above any real query's.
+ */
+export const MAX_COMPILED_NODES = 50_000;
+export const MAX_EXPRESSION_SQL_CHARS = 2 * 1024 * 1024;
+
 /** Longest HogQL text parsed, in bytes. */
 export const MAX_QUERY_BYTES = 64 * 1024;
+
+/**
+ * Longest one parse may run in its worker, in milliseconds. PostHog's parser takes superlinear time
+ * on some short texts (nested calls, NOT chains), so the size limit alone bounds nothing; real
+ * queries parse far below this, and a long IN list at the size limit well within it.
+ */
+export const PARSE_BUDGET_MS = 2_000;
+
+/**
+ * Parse worker threads per process, each with its own WebAssembly instance. Two: one query stuck
+ * until its budget leaves the other parses of the process running, while every process of a
+ * cluster (one per core by default) has its own pair; more would only share the same cores.
+ */
+export const PARSE_WORKERS = 2;
 
 /**
  * The outer limit of a query: min(asked by the caller, the query's own LIMIT), the default with

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HogQLError } from './hogql.errors.js';
+import { HogQLError, QueryTooComplexError } from './hogql.errors.js';
 import { MAX_QUERY_BYTES } from './hogql.limits.js';
 import { parseHogQLSelect } from './hogql.parser.js';
 
@@ -39,13 +39,37 @@ describe('parseHogQLSelect', () => {
     await expect(parseHogQLSelect(long)).rejects.toThrow(`longer than ${MAX_QUERY_BYTES} bytes`);
   });
 
-  it('refuses a query too complex for the parser, and parses the next one', async () => {
-    await expect(parseHogQLSelect(`SELECT ${Array(3000).fill('1').join(' + ')}`)).rejects.toThrow('Invalid HogQL query: the query is too complex to parse.');
+  it('refuses a query that runs the parser out of stack as query_too_complex, and parses the next one', async () => {
+    const error = await parseHogQLSelect(`SELECT ${Array(3000).fill('1').join(' + ')}`).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(QueryTooComplexError);
+    expect((error as HogQLError).message).toBe('Invalid HogQL query: the query is too complex to parse.');
+    expect((error as HogQLError).extensions).toMatchObject({ code: 'query_too_complex', attr: 'query', status: 400 });
     await expect(parseHogQLSelect('SELECT 1')).resolves.toMatchObject({ node: 'SelectQuery' });
   });
 
+  it('refuses a query the parser cannot finish within its budget, and parses the next one', async () => {
+    // A short text that PostHog's parser takes many budgets over: nested calls.
+    const nested = `SELECT ${'f('.repeat(60)}1${')'.repeat(60)}`;
+    await expect(parseHogQLSelect(nested)).rejects.toBeInstanceOf(QueryTooComplexError);
+    await expect(parseHogQLSelect('SELECT 1')).resolves.toMatchObject({ node: 'SelectQuery' });
+  });
+
+  it('parses off the event loop: timers fire while a long query is parsed', async () => {
+    const seen: string[] = [];
+    const parsed = parseHogQLSelect(`SELECT ${Array(300).fill("event = 'x'").join(' OR ')} FROM events`).then(() => seen.push('parsed'));
+    await new Promise((resolve) => setTimeout(resolve, 0)).then(() => seen.push('timer'));
+    await parsed;
+    expect(seen).toEqual(['timer', 'parsed']);
+  });
+
+  it('parses queries side by side and answers each its own tree', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, index) => parseHogQLSelect(`SELECT ${index} AS n`)));
+    expect(answers.map((ast) => (ast.select as { expr: { value: number } }[])[0]!.expr.value)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it('refuses a query nested deeper than 64 levels', async () => {
-    await expect(parseHogQLSelect(`SELECT ${'NOT '.repeat(100)}1`)).rejects.toThrow('Query is nested too deeply (more than 64 levels).');
-    await expect(parseHogQLSelect(`SELECT ${'NOT '.repeat(40)}1`)).resolves.toMatchObject({ node: 'SelectQuery' });
+    // Nested arrays: PostHog's parser reads them quickly, unlike long NOT chains, which it reads within the budget only when short.
+    await expect(parseHogQLSelect(`SELECT ${'['.repeat(100)}1${']'.repeat(100)}`)).rejects.toThrow('Query is nested too deeply (more than 64 levels).');
+    await expect(parseHogQLSelect(`SELECT ${'['.repeat(40)}1${']'.repeat(40)}`)).resolves.toMatchObject({ node: 'SelectQuery' });
   });
 });

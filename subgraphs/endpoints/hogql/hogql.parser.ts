@@ -1,7 +1,7 @@
-import createHogQLParser, { type HogQLParser } from '@posthog/hogql-parser';
 import { assertDepth, isNode } from './hogql.ast.js';
-import { HogQLError } from './hogql.errors.js';
+import { HogQLError, QueryTooComplexError } from './hogql.errors.js';
 import { MAX_QUERY_BYTES } from './hogql.limits.js';
+import { parseInWorker } from './hogql.parse-pool.js';
 import type { HogQLNode } from './hogql.types.js';
 
 interface ParseFailure {
@@ -10,21 +10,11 @@ interface ParseFailure {
   start?: { offset?: number };
 }
 
-// One WebAssembly instance serves every parse; created on first use.
-let shared: Promise<HogQLParser> | null = null;
-
-function parser(): Promise<HogQLParser> {
-  shared ??= createHogQLParser().catch((error: unknown) => {
-    shared = null;
-    throw error;
-  });
-  return shared;
-}
-
 /**
  * Parses a HogQL SELECT (or UNION) with PostHog's parser, positions included. Refuses blank text,
- * text over MAX_QUERY_BYTES, syntax errors (with PostHog's wording and the position) and trees
- * nested deeper than MAX_DEPTH.
+ * text over MAX_QUERY_BYTES, syntax errors (with PostHog's wording and the position), trees nested
+ * deeper than MAX_DEPTH, and texts the parser cannot finish within its stack or PARSE_BUDGET_MS
+ * (QueryTooComplexError). The parse itself runs in a worker thread, never on the event loop.
  */
 export async function parseHogQLSelect(query: string): Promise<HogQLNode> {
   if (typeof query !== 'string' || query.trim() === '') throw new HogQLError('Invalid HogQL query: the query is empty.');
@@ -39,15 +29,9 @@ export async function parseHogQLSelect(query: string): Promise<HogQLNode> {
 }
 
 async function parseText(query: string): Promise<string> {
-  const instance = await parser();
-  try {
-    return instance.parseSelect(query, false);
-  } catch {
-    // The WebAssembly parser runs out of stack on very long expression chains, and its instance is
-    // unusable afterwards: drop it, so that the next parse gets a fresh one.
-    shared = null;
-    throw new HogQLError('Invalid HogQL query: the query is too complex to parse.');
-  }
+  const outcome = await parseInWorker(query);
+  if ('tooComplex' in outcome) throw new QueryTooComplexError();
+  return outcome.json;
 }
 
 function isFailure(value: unknown): value is ParseFailure {
