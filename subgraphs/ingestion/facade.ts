@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageWindow } from '../shared/pagination.js';
 import { eventCondition, type EventFilter } from './events/event-condition.js';
+import { readEventPageBound, type EventKeyset, type EventTime } from './exports/events.export.js';
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
 import { refreshPersonStatistics } from './exports/query-statistics.js';
 import { countEvents, countEventsByInterval, type TrendInterval } from './events/event.repository.js';
@@ -9,7 +10,7 @@ import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
 import { QUERY_SURFACE } from './query-surface.js';
 
-export type { EventFilter, PersonKeyset, PersonRecord, TrendInterval };
+export type { EventFilter, EventKeyset, EventTime, PersonKeyset, PersonRecord, TrendInterval };
 
 /**
  * What other subgraphs may read of an environment's ingested data (the assistant's tools): plain
@@ -44,4 +45,8 @@ export const ingestionFacade = {
   /** A page of the persons that changed in `[start, end)`, one row per distinct id, after `after`, in a fixed order. */
   readPersonsForExport: (em: EntityManager, environmentId: number, window: { start: Date | null; end: Date }, after: PersonKeyset | null, limit: number) =>
     readPersonsPage(em, environmentId, window, after, limit),
+
+  /** Where a page of `rows` events after `after` of an export's window ends, in (time, uuid) order: null when fewer remain. */
+  eventPageBoundForExport: (em: EntityManager, environmentId: number, window: { by: EventTime; start: Date | null; end: Date }, after: EventKeyset | null, rows: number): Promise<EventKeyset | null> =>
+    readEventPageBound(em, environmentId, window, after, rows),
 };

@@ -19,8 +19,12 @@ export interface RunSource {
 
 interface Read<K> {
   rows: unknown[][];
+  /** The key the next page reads after. */
   last: K | null;
-  /** Whether rows may follow `last`. */
+  /**
+   * Whether rows may follow `last`: a page may hold fewer rows than it could, or none (an events
+   * page bounded before its filters ran), and still have more after it.
+   */
   more: boolean;
 }
 

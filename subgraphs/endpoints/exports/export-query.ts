@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ingestionFacade, type EventKeyset, type EventTime } from '../../ingestion/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { isKind, walk } from '../hogql/hogql.ast.js';
@@ -7,7 +8,7 @@ import { alias, and, call, compare, constant, field, or, orderBy, tuple } from '
 import { compileHogQL } from '../hogql/hogql.compiler.js';
 import { HogQLError } from '../hogql/hogql.errors.js';
 import { parseHogQLSelect } from '../hogql/hogql.parser.js';
-import type { HogQLNode, HogQLType } from '../hogql/hogql.types.js';
+import type { CompiledQuery, HogQLNode, HogQLType } from '../hogql/hogql.types.js';
 import { propertiesCondition } from '../hogql/trends.properties.js';
 import { QueryExecutor } from '../queries/query.executor.js';
 
@@ -36,7 +37,7 @@ export interface ExportQuery {
  * scheduled run's, so that late and imported events are exported too), or `timestamp`, when it
  * happened (a backfill's, as PostHog's `events_batch_export_backfill` view selects).
  */
-export type ExportTime = 'created_at' | 'timestamp';
+export type ExportTime = EventTime;
 
 /** What a run reads besides the query: the interval, the event names, the property filters. */
 export interface ExportWindow {
@@ -51,18 +52,24 @@ export interface ExportWindow {
   filters?: unknown;
 }
 
-/** Where the last page ended: rows come in (the window's `by`, uuid) order. */
-export interface ExportKeyset {
-  at: string;
-  uuid: string;
+/** A place in an export's order: rows come in (the window's `by`, uuid) order. */
+export type ExportKeyset = EventKeyset;
+
+/** The keys a page reads between: after `after` (none: from the window's start), up to `bound` included (none: to its end). */
+export interface PageRange {
+  after: ExportKeyset | null;
+  bound: ExportKeyset | null;
 }
 
 export interface ExportPage {
   columns: { name: string; type: HogQLType }[];
   rows: unknown[][];
-  /** Null when the page held no rows. */
+  /**
+   * Where the next page starts after: the page's last row when it ended early, else its bound
+   * (filters may have left fewer rows than the range held, or none); null when it had neither.
+   */
   last: ExportKeyset | null;
-  /** Whether rows may follow `last`: the page reached its row limit, or ended early at the result byte cap. */
+  /** Whether rows may follow `last`: the page ended early (the row limit, the result byte cap), or had a bound. */
   more: boolean;
 }
 
@@ -138,23 +145,32 @@ function sourceOf(text: string, node: HogQLNode): string {
  * (the window's `by`, uuid) order, at most `limit` rows. It runs as every HogQL query runs (the
  * team's rows only, read-only, the reader role, a statement timeout) and ends early, after a whole
  * row, where the rows reach the result byte cap: wide events make pages of any size, and the next
- * page goes on after the last row read.
+ * page goes on after the last row read. Ingestion's index says first where `limit` events from
+ * `after` end: the views' security barrier keeps the page's sort above them, so that an unbounded
+ * page would sort the rest of its window and a run would cost the square of its size.
  */
 export async function readExportPage(em: EntityManager, log: Logger, query: ExportQuery, window: ExportWindow, after: ExportKeyset | null, limit: number, timeoutMs: number): Promise<ExportPage> {
-  const ast = pageQuery(query, window, after, limit);
-  const compiled = compileHogQL(ast, { variables: {}, limit, timezone: 'UTC' });
+  const bound = await ingestionFacade.eventPageBoundForExport(em, window.teamId, window, after, limit);
+  const compiled = compileExportPage(query, window, { after, bound }, limit);
   const { rows, hasMore } = await new QueryExecutor(em, log).run(window.teamId, compiled, timeoutMs, { partial: true });
   const width = compiled.columns.length - 2;
   const lastRow = rows.at(-1);
+  // Rows that arrived in the range since its bound was read end a page at its limit too.
+  const endedEarly = lastRow !== undefined && hasMore;
   return {
     columns: compiled.columns.slice(0, width),
     rows: rows.map((row) => row.slice(0, width)),
-    last: lastRow ? { at: String(lastRow[width]), uuid: String(lastRow[width + 1]) } : null,
-    more: lastRow !== undefined && hasMore,
+    last: endedEarly ? { at: String(lastRow[width]), uuid: String(lastRow[width + 1]) } : bound,
+    more: endedEarly || bound !== null,
   };
 }
 
-function pageQuery(query: ExportQuery, window: ExportWindow, after: ExportKeyset | null, limit: number): HogQLNode {
+/** The SQL of one page of an export over `range`: the query's columns, then the row's keyset. */
+export function compileExportPage(query: ExportQuery, window: ExportWindow, range: PageRange, limit: number): CompiledQuery {
+  return compileHogQL(pageQuery(query, window, range, limit), { variables: {}, limit, timezone: 'UTC' });
+}
+
+function pageQuery(query: ExportQuery, window: ExportWindow, range: PageRange, limit: number): HogQLNode {
   // The events' own columns, qualified by the FROM item: a select alias (`now() AS created_at`)
   // stands in for an unqualified name, and must not for the interval, the keyset or the filters.
   const from = (query.ast.select_from as HogQLNode).alias;
@@ -162,19 +178,14 @@ function pageQuery(query: ExportQuery, window: ExportWindow, after: ExportKeyset
   // Every column is named as the schema names it, whatever the fields beneath are rewritten to.
   const named = { ...query.ast, select: (query.ast.select as HogQLNode[]).map((expr, index) => (isKind(expr, 'Alias') ? expr : alias(query.fields[index]!.alias, expr))) };
   const ast = rewriteFields(structuredClone(named), window, own);
-  // The order of an events index (environment, time, uuid), the interval and the keyset its range
-  // (the views' security barrier keeps the sort above them: a page sorts what is left of the
-  // window). A uuid is the environment's once (ingestion keeps one of each): each event is read once.
+  // The order of an events index (environment, time, uuid). A uuid is the environment's once
+  // (ingestion keeps one of each): each event is read once.
   const time = own(field(window.by));
   const id = own(field('uuid'));
   const filters = asFilterError(() => propertiesCondition(window.filters ?? null));
-  const at = (iso: string) => call('toDateTime', [constant(iso)]);
   const conditions: (HogQLNode | null)[] = [
     (ast.where as HogQLNode | null) ?? null,
-    window.start ? compare('>=', time, at(window.start.toISOString())) : null,
-    compare('<', time, at(window.end.toISOString())),
-    after ? compare('>=', time, at(after.at)) : null,
-    after ? or([compare('>', time, at(after.at)), compare('>', id, call('toUUID', [constant(after.uuid)]))]) : null,
+    ...rangeConditions(time, id, window, range),
     window.includeEvents?.length ? compare('in', own(field('event')), tuple(window.includeEvents.map(constant))) : null,
     window.excludeEvents?.length ? compare('not in', own(field('event')), tuple(window.excludeEvents.map(constant))) : null,
     filters && own(filters),
@@ -186,6 +197,24 @@ function pageQuery(query: ExportQuery, window: ExportWindow, after: ExportKeyset
     order_by: [orderBy(time), orderBy(id)],
     limit: constant(limit),
   };
+}
+
+/**
+ * The interval and the page's keys as that index's range. The time alone is compared with a
+ * constant, which PostgreSQL takes as leakproof and pushes beneath the views' security barrier into
+ * the index scan, bounding it on both sides; the uuid only breaks ties at the two ends, above it.
+ */
+function rangeConditions(time: HogQLNode, id: HogQLNode, window: ExportWindow, { after, bound }: PageRange): (HogQLNode | null)[] {
+  const at = (iso: string) => call('toDateTime', [constant(iso)]);
+  const uuid = (text: string) => call('toUUID', [constant(text)]);
+  return [
+    window.start ? compare('>=', time, at(window.start.toISOString())) : null,
+    compare('<', time, at(window.end.toISOString())),
+    after ? compare('>=', time, at(after.at)) : null,
+    after ? or([compare('>', time, at(after.at)), compare('>', id, uuid(after.uuid))]) : null,
+    bound ? compare('<=', time, at(bound.at)) : null,
+    bound ? or([compare('<', time, at(bound.at)), compare('<=', id, uuid(bound.uuid))]) : null,
+  ];
 }
 
 /**
@@ -217,7 +246,8 @@ async function asExportError<T>(work: () => Promise<T>, attr: string): Promise<T
   try {
     return await work();
   } catch (error) {
-    if (error instanceof HogQLError) throw new ValidationError(error.message, attr);
+    // The field is the export's; the code stays the compiler's (query_too_complex among them).
+    if (error instanceof HogQLError) throw new ValidationError(error.message, attr, String(error.extensions.code));
     throw error;
   }
 }
@@ -233,7 +263,6 @@ function asFilterError<T>(work: () => T): T {
 
 /** The columns a query exports, typed (compiled over an empty window; nothing runs). */
 export function exportColumns(query: ExportQuery): { name: string; type: HogQLType }[] {
-  const ast = pageQuery(query, { teamId: 0, by: 'created_at', start: null, end: new Date(0) }, null, 1);
-  const { columns } = compileHogQL(ast, { variables: {}, limit: 1, timezone: 'UTC' });
+  const { columns } = compileExportPage(query, { teamId: 0, by: 'created_at', start: null, end: new Date(0) }, { after: null, bound: null }, 1);
   return columns.slice(0, columns.length - 2);
 }
