@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, startPlatform } from './kit/process.js';
+import { freePort, processesUnder, startPlatform } from './kit/process.js';
 
 /**
  * Ctrl-C in a terminal: SIGINT to the whole foreground process group. The embedded PostgreSQL
@@ -58,16 +58,3 @@ describe('Ctrl-C on the embedded default', () => {
   }, 180_000);
 });
 
-/** The processes whose command line names a path under `dir` (an embedded PostgreSQL's `-D`). */
-function processesUnder(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api } from './kit/http.js';
-import { freePort, killTree, processTable, startPlatform, type Platform } from './kit/process.js';
+import { freePort, killTree, processesUnder, processTable, startPlatform, type Platform } from './kit/process.js';
 
 /** Far beyond what a fast shutdown takes: the bound of a poll, not a measure of speed. */
 const GONE_WITHIN_MS = 60_000;
@@ -79,15 +79,3 @@ async function untilNoneUnder(dir: string): Promise<number[]> {
   }
 }
 
-function processesUnder(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
