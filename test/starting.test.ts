@@ -75,9 +75,15 @@ describe.each(['1', '2'])('the public port while the platform starts (WORKERS=%s
       }
       const refusals = held.filter((outcome) => !answered(outcome));
       // In one process the platform's listener takes the held socket over: the port is never
-      // closed. A cluster's workers bind it themselves once the primary closed it: a moment.
+      // closed. A cluster's workers bind it themselves once the primary closed it: refusals then
+      // fall in that one hand-over, after the last 503 and before the first 200, however long a
+      // loaded machine makes it.
       if (workers === '1') expect(refusals).toEqual([]);
-      else expect(refusals.length).toBeLessThanOrEqual(3);
+      else {
+        const last503 = held.findLastIndex((outcome) => answered(outcome) && outcome.status === 503);
+        expect(held.slice(last503 + 1, -1).every((outcome) => !answered(outcome) && outcome.error === 'ECONNREFUSED')).toBe(true);
+        expect(held.slice(0, last503).filter((outcome) => !answered(outcome))).toEqual([]);
+      }
 
       // What was sent while it started is answered as the platform answers the same once it listens.
       expect(platform.url).toBe(base);
