@@ -53,7 +53,7 @@ describe('npm run import', () => {
     const { code, stdout, stderr } = await importCli(file, owner.project_api_key);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ lines: 1004, sent: 1001, rejected: 3, resumed_from_line: 0, stopped: false });
-    expect(stderr).toMatch(/\[#+\] 100% · 1,001 events sent · [\d,]+ events\/s · 3 rejected/);
+    expect(stderr).toMatch(/\[#+\] 100% · 1,001 events acknowledged · 0 awaiting acknowledgement · [\d,]+ events\/s · 3 rejected/);
     expect(rejects(file).map((reject) => [reject.line, reject.reason.split(':')[0]])).toEqual([
       [1001, 'not JSON'],
       [1002, 'no distinct_id'],
@@ -95,6 +95,29 @@ describe('npm run import', () => {
     const stored = await storedUuids(owner);
     expect(stored.sort()).toEqual([...uuids].sort());
   });
+
+  it('shows what the platform acknowledged, not what was read: through an outage the bar waits at the checkpoint', async () => {
+    const owner = await seedTenant(inject('databaseUrl'), 'import');
+    const { file, uuids } = exportFile(2000);
+    let outage = true;
+    const proxy = await flakyProxy(stack.ingestUrl, [], () => (outage ? 503 : undefined));
+    try {
+      const child = spawn(process.execPath, [CLI, '--file', file, '--token', owner.project_api_key, '--host', proxy.url, '--batch-size', '200', '--retry-for-seconds', '120'], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      // Every line is read (the file fits in what reading may run ahead) and nothing is stored yet.
+      await waitFor(() => / · retrying\n/.test(stderr));
+      const during = stderr.split('\n').find((line) => line.endsWith(' · retrying'))!;
+      expect(during).toMatch(/^\[\.+\]   0% · 0 events acknowledged · 2,000 awaiting acknowledgement · 0 events\/s · 0 rejected · retrying$/);
+      outage = false;
+      expect(await exited).toBe(0);
+      expect(stderr).toMatch(/\[#+\] 100% · 2,000 events acknowledged · 0 awaiting acknowledgement · [\d,]+ events\/s · 0 rejected\n/);
+    } finally {
+      proxy.server.close();
+    }
+    expect((await storedUuids(owner)).sort()).toEqual([...uuids].sort());
+  }, 90_000);
 
   it('splits a batch the server keeps answering 500 for, down to the event at fault, and rejects it', async () => {
     const owner = await seedTenant(inject('databaseUrl'), 'import');

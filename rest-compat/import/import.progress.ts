@@ -1,7 +1,11 @@
 /** What the progress line shows. */
 export interface ProgressState {
-  bytesRead: number;
-  sent: number;
+  /** How far into the file the lines go whose events the platform has acknowledged (the checkpoint). */
+  acknowledgedBytes: number;
+  /** Events stored, as the platform acknowledged them. */
+  acknowledged: number;
+  /** Events sent and not acknowledged yet (in flight, or waiting to be sent again). */
+  unacknowledged: number;
   rejected: number;
   retrying: boolean;
 }
@@ -11,8 +15,10 @@ const EVERY_MS_LOG = 5000;
 const WIDTH = 24;
 
 /**
- * A progress bar on standard error: how far through the file, events stored and rejected, events
- * a second. Redrawn in place on a terminal; a line every few seconds otherwise (logs, CI).
+ * A progress bar on standard error: how far through the file the acknowledged events go, events
+ * acknowledged, sent and waiting for their acknowledgement, rejected, and events a second. The bar
+ * follows what the platform took, not what was read: during an outage it stops while reading
+ * waits. Redrawn in place on a terminal; a line every few seconds otherwise (logs, CI).
  */
 export class Progress {
   private readonly started = Date.now();
@@ -42,11 +48,12 @@ export class Progress {
   }
 
   private line(state: ProgressState, now: number): string {
-    const share = this.totalBytes > 0 ? Math.min(1, state.bytesRead / this.totalBytes) : 1;
+    const share = this.totalBytes > 0 ? Math.min(1, state.acknowledgedBytes / this.totalBytes) : 1;
     const filled = Math.round(share * WIDTH);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}]`;
-    const rate = Math.round(this.rate(state.sent, now)).toLocaleString('en');
+    const rate = Math.round(this.rate(state.acknowledged, now)).toLocaleString('en');
     const retrying = state.retrying ? ' · retrying' : '';
-    return `${bar} ${(share * 100).toFixed(0).padStart(3)}% · ${state.sent.toLocaleString('en')} events sent · ${rate} events/s · ${state.rejected.toLocaleString('en')} rejected${retrying}`;
+    const count = (n: number) => n.toLocaleString('en');
+    return `${bar} ${(share * 100).toFixed(0).padStart(3)}% · ${count(state.acknowledged)} events acknowledged · ${count(state.unacknowledged)} awaiting acknowledgement · ${rate} events/s · ${count(state.rejected)} rejected${retrying}`;
   }
 }

@@ -21,6 +21,8 @@ export interface ImportSummary {
 /** A run of lines read together: one batch for each sender, by distinct id. */
 interface Chunk {
   lastLine: number;
+  /** How far into the file reading was when the chunk was full. */
+  endBytes: number;
   /** Each sender's batch; empty for a sender none of the chunk's distinct ids fell to. */
   lanes: LineEvent[][];
   bytes: number[];
@@ -56,6 +58,10 @@ export class Importer {
   /** Batches waiting to be sent again (network, 5xx), for the progress line. */
   private retrying = 0;
   private bytesRead = 0;
+  /** How far into the file the checkpoint's lines go. */
+  private acknowledgedBytes = 0;
+  /** Events of the chunks handed to senders and not stored yet. */
+  private unacknowledged = 0;
   private checkpoint!: Checkpoint;
   private savedAt = 0;
   private readonly order: Chunk[] = [];
@@ -85,22 +91,35 @@ export class Importer {
     if (resumedAt > 0) this.log(`resuming after line ${resumedAt} (${this.checkpoint.sent} events stored, ${this.checkpoint.rejected} rejected before)`);
     const progress = new Progress((await stat(options.file)).size, this.checkpoint.sent);
     const started = Date.now();
-    const state = () => ({ bytesRead: this.bytesRead, sent: this.checkpoint.sent, rejected: this.checkpoint.rejected, retrying: this.retrying > 0 });
+    const state = () => ({
+      acknowledgedBytes: this.acknowledgedBytes,
+      acknowledged: this.checkpoint.sent,
+      unacknowledged: this.unacknowledged,
+      rejected: this.checkpoint.rejected,
+      retrying: this.retrying > 0,
+    });
     // Drawn on a timer too: skipping to a checkpoint and the last batches in flight read nothing.
     const ticker = setInterval(() => progress.update(state()), PROGRESS_EVERY_MS);
     let lines = resumedAt;
     try {
       let chunk = this.newChunk();
       for await (const { number, text } of readLines(options.file, (bytes) => (this.bytesRead = bytes))) {
-        if (number <= resumedAt) continue;
+        if (number <= resumedAt) {
+          this.acknowledgedBytes = this.bytesRead;
+          continue;
+        }
         if (this.stopping || this.failure) break;
         lines = number;
         if (this.add(chunk, number, text)) {
+          chunk.endBytes = this.bytesRead;
           await this.dispatch(chunk);
           chunk = this.newChunk();
         }
       }
-      if (!this.stopping && !this.failure && chunk.lastLine > 0) await this.dispatch(chunk);
+      if (!this.stopping && !this.failure && chunk.lastLine > 0) {
+        chunk.endBytes = this.bytesRead;
+        await this.dispatch(chunk);
+      }
       await Promise.allSettled([...this.order.map((pending) => pending.delivered), ...this.senders]);
       await this.advance(true);
     } finally {
@@ -123,7 +142,7 @@ export class Importer {
 
   private newChunk(): Chunk {
     const lanes = this.options.concurrency;
-    return { lastLine: 0, lanes: Array.from({ length: lanes }, () => []), bytes: new Array<number>(lanes).fill(0), rejects: [], texts: new Map(), sent: 0, state: 'open' };
+    return { lastLine: 0, endBytes: 0, lanes: Array.from({ length: lanes }, () => []), bytes: new Array<number>(lanes).fill(0), rejects: [], texts: new Map(), sent: 0, state: 'open' };
   }
 
   /** Adds a line to the chunk; true when the chunk is full (a sender's batch reached its size). */
@@ -154,20 +173,24 @@ export class Importer {
     if (this.failure || this.stopping) return;
     this.order.push(chunk);
     chunk.state = 'sending';
-    const batches = chunk.lanes.map((events, lane) => (events.length === 0 ? Promise.resolve([]) : this.send(lane, events)));
+    const events = chunk.lanes.reduce((sum, lane) => sum + lane.length, 0);
+    this.unacknowledged += events;
+    const batches = chunk.lanes.map((lane, index) => (lane.length === 0 ? Promise.resolve([]) : this.send(index, lane)));
     chunk.delivered = Promise.all(batches).then(
       async (perSender) => {
+        this.unacknowledged -= events;
         const refused = perSender.flat();
         chunk.rejects.push(...refused.map((reject) => ({ ...reject, text: chunk.texts.get(reject.line)! })));
         chunk.rejects.sort((a, b) => a.line - b.line);
         chunk.state = 'stored';
         // What waits for the checkpoint is only the counts and the rejects.
-        chunk.sent = chunk.lanes.reduce((sum, events) => sum + events.length, 0) - refused.length;
+        chunk.sent = events - refused.length;
         chunk.lanes = [];
         chunk.texts.clear();
         await this.advance(false);
       },
       (error: unknown) => {
+        this.unacknowledged -= events;
         this.failure ??= error;
         chunk.state = 'failed';
       },
@@ -216,6 +239,7 @@ export class Importer {
         this.checkpoint.rejects_bytes += Buffer.byteLength(text);
       }
       this.checkpoint.line = chunk.lastLine;
+      this.acknowledgedBytes = chunk.endBytes;
       this.checkpoint.rejected += chunk.rejects.length;
       this.checkpoint.sent += chunk.sent;
       moved = true;
