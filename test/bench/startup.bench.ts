@@ -1,11 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onExit, runBench, say } from './bench.lifecycle.js';
 import { freePort } from './child.process.js';
+import { processTree } from './process.cpu.js';
+import { pssKb } from './process.memory.js';
 import { codeVersion, load1, machine } from './results.report.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -93,28 +95,6 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** A process and all its descendants, from /proc. */
-function processTree(root: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  const tree: number[] = [];
-  const pending = [root];
-  while (pending.length > 0) {
-    const pid = pending.pop()!;
-    tree.push(pid);
-    pending.push(...(parents.get(pid) ?? []));
-  }
-  return tree;
-}
-
 function commandOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim().replace(/^\S*\/(?=postgres)/, '');
@@ -125,14 +105,6 @@ function commandOf(pid: number): string {
 
 function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-}
-
-function pssKb(pid: number): number {
-  try {
-    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
 }
 
 function median(values: number[]): number {

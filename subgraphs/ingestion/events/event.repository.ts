@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
 import { copyInto, copyRows } from '../../shared/db/copy.js';
+import type { Statement } from '../../shared/db/statement.js';
 import type { CapturedEvent } from '../capture/captured-event.js';
+import type { EventPosition } from './event-cursor.js';
 
 /**
  * Stores the events whose uuid the environment has not seen, answering the uuids it had already
@@ -42,18 +44,25 @@ export interface EventRow {
   properties: Record<string, unknown>;
 }
 
+/**
+ * The statement of a page of events newest first, from `after` (exclusive) in (timestamp, uuid)
+ * order. The order and the position name the table's columns: the select list's `timestamp` is
+ * the text of the time, and an unqualified `order by timestamp` would sort by that text, which no
+ * index holds (every event of the environment read and sorted, instead of a page walked off
+ * `(environment_id, timestamp, uuid)`).
+ */
+export function eventsPageStatement(where: EventCondition, after: EventPosition | null, limit: number): Statement {
+  const position = after ? ' and (events.timestamp, events.uuid) < (?::timestamptz, ?::uuid)' : '';
+  return {
+    sql: `select ${COLUMNS} from ingestion.events where ${where.sql}${position} order by events.timestamp desc, events.uuid desc limit ?`,
+    params: [...where.params, ...(after ? [after.timestamp, after.uuid] : []), limit],
+  };
+}
+
 /** A page of events newest first, from `after` (exclusive) in (timestamp, uuid) order. */
-export async function readEvents(
-  em: EntityManager,
-  where: EventCondition,
-  after: { timestamp: string; uuid: string } | null,
-  limit: number,
-): Promise<EventRow[]> {
-  const position = after ? ' and (timestamp, uuid) < (?::timestamptz, ?::uuid)' : '';
-  return em.execute<EventRow[]>(
-    `select ${COLUMNS} from ingestion.events where ${where.sql}${position} order by timestamp desc, uuid desc limit ?`,
-    [...where.params, ...(after ? [after.timestamp, after.uuid] : []), limit],
-  );
+export async function readEvents(em: EntityManager, where: EventCondition, after: EventPosition | null, limit: number): Promise<EventRow[]> {
+  const { sql, params } = eventsPageStatement(where, after, limit);
+  return em.execute<EventRow[]>(sql, params);
 }
 
 export async function countEvents(em: EntityManager, where: EventCondition): Promise<number> {

@@ -1,7 +1,12 @@
-import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** A group (a company, an instance…) of an environment, by its type's index and its key. */
 @Entity({ tableName: 'groups' })
+// The list's order, newest first and then by key, as an index holds it (a decorator's columns cannot say `desc`).
+@Index({
+  name: 'groups_environment_id_type_created_at_key_index',
+  expression: 'create index "groups_environment_id_type_created_at_key_index" on "ingestion"."groups" ("environment_id", "group_type_index", "created_at" desc, "group_key")',
+})
 export class Group {
   @PrimaryKey({ type: 'int' })
   environment_id!: number;

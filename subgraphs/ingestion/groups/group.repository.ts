@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
 import { containsPattern } from '../../shared/db/like.js';
+import type { Statement } from '../../shared/db/statement.js';
 import type { ProfileEntry } from '../profiles/profile-entry.js';
 
 /**
@@ -46,22 +47,44 @@ export interface GroupRow {
 
 const SELECT = 'select group_type_index, group_key, group_properties, created_at from ingestion.groups';
 
-/** A page of one type's groups, newest first, and how many: those whose key or a property value contains `search`. */
+/** Which groups a list shows: one type's, those whose key or a property value contains `search`. */
+export interface GroupFilter {
+  group_type_index: number;
+  search?: string | null;
+}
+
+function groupCondition(environmentId: number, filter: GroupFilter): Statement {
+  let sql = 'groups.environment_id = ? and groups.group_type_index = ?';
+  const params: unknown[] = [environmentId, filter.group_type_index];
+  if (filter.search) {
+    sql += ' and (groups.group_key ilike ? or exists (select 1 from jsonb_each_text(groups.group_properties) e where e.value ilike ?))';
+    params.push(containsPattern(filter.search), containsPattern(filter.search));
+  }
+  return { sql, params };
+}
+
+/**
+ * The statement of a page of one type's groups, newest first, then by key: the order of the
+ * (environment, type, created_at desc, key) index, which a page walks to its offset instead of
+ * sorting every group of the type.
+ */
+export function groupsPageStatement(environmentId: number, filter: GroupFilter, window: { limit: number; offset: number }): Statement {
+  const where = groupCondition(environmentId, filter);
+  return { sql: `${SELECT} where ${where.sql} order by groups.created_at desc, groups.group_key limit ? offset ?`, params: [...where.params, window.limit, window.offset] };
+}
+
+/** A page of one type's groups, newest first, and how many the filter finds. */
 export async function listGroups(
   em: EntityManager,
   environmentId: number,
-  filter: { group_type_index: number; search?: string | null },
+  filter: GroupFilter,
   window: { limit: number; offset: number },
 ): Promise<{ rows: GroupRow[]; count: number }> {
-  let where = 'environment_id = ? and group_type_index = ?';
-  const params: unknown[] = [environmentId, filter.group_type_index];
-  if (filter.search) {
-    where += ' and (group_key ilike ? or exists (select 1 from jsonb_each_text(group_properties) e where e.value ilike ?))';
-    params.push(containsPattern(filter.search), containsPattern(filter.search));
-  }
+  const page = groupsPageStatement(environmentId, filter, window);
+  const where = groupCondition(environmentId, filter);
   const [rows, [total]] = await Promise.all([
-    em.execute<GroupRow[]>(`${SELECT} where ${where} order by created_at desc, group_key limit ? offset ?`, [...params, window.limit, window.offset]),
-    em.execute<{ count: string }[]>(`select count(*) as count from ingestion.groups where ${where}`, params),
+    em.execute<GroupRow[]>(page.sql, page.params),
+    em.execute<{ count: string }[]>(`select count(*) as count from ingestion.groups where ${where.sql}`, where.params),
   ]);
   return { rows, count: Number(total!.count) };
 }

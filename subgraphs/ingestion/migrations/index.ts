@@ -4,6 +4,7 @@ import { Migration20261124125950_ingestion } from './Migration20261124125950_ing
 import { Migration20261125100000_ingestion } from './Migration20261125100000_ingestion.js';
 import { Migration20261125200000_ingestion } from './Migration20261125200000_ingestion.js';
 import { Migration20261201203000_ingestion } from './Migration20261201203000_ingestion.js';
+import { Migration20261202001000_ingestion } from './Migration20261202001000_ingestion.js';
 
 /** Every migration of this subgraph, oldest first (generated files, committed). */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125100000_ingestion', class: Migration20261125100000_ingestion },
   { name: 'Migration20261125200000_ingestion', class: Migration20261125200000_ingestion },
   { name: 'Migration20261201203000_ingestion', class: Migration20261201203000_ingestion },
+  { name: 'Migration20261202001000_ingestion', class: Migration20261202001000_ingestion },
 ];

@@ -5,7 +5,7 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
  * Written by ingestion with set-based SQL (`person.repository.ts`), read through the ORM.
  */
 @Entity({ tableName: 'persons' })
-@Index({ properties: ['environment_id', 'created_at'] })
+@Index({ properties: ['environment_id', 'created_at', 'id'] })
 @Index({ properties: ['environment_id', 'updated_at'] })
 export class Person {
   @PrimaryKey({ type: 'bigint', autoincrement: true })

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
 import { containsPattern } from '../../shared/db/like.js';
+import type { Statement } from '../../shared/db/statement.js';
 import type { PersonChanges, StoredPerson } from './person.book.js';
 
 /** The persons these distinct ids of an environment name, by distinct id (one query). */
@@ -91,17 +92,17 @@ const SELECT = `select p.uuid, p.properties, p.is_identified, p.created_at,
   (select (array_agg(d.distinct_id order by d.distinct_id))[1:${MAX_DISTINCT_IDS}] from ingestion.person_distinct_ids d where d.person_id = p.id) as distinct_ids
   from ingestion.persons p`;
 
+/** Which persons a list shows: the one a distinct id names, or those a search finds. */
+export interface PersonFilter {
+  distinct_id?: string | null;
+  search?: string | null;
+}
+
 /**
- * A page of an environment's persons, newest first (by their earliest event), and how many there
- * are: the one a distinct id names, or those with a property value or distinct id containing
- * `search` (case-insensitive).
+ * The condition on `ingestion.persons p` of an environment's persons: the one a distinct id names,
+ * or those with a property value or distinct id containing `search` (case-insensitive).
  */
-export async function listPersons(
-  em: EntityManager,
-  environmentId: number,
-  filter: { distinct_id?: string | null; search?: string | null },
-  window: { limit: number; offset: number },
-): Promise<{ rows: PersonRow[]; count: number }> {
+function personCondition(environmentId: number, filter: PersonFilter): Statement {
   const parts = ['p.environment_id = ?'];
   const params: unknown[] = [environmentId];
   if (filter.distinct_id != null) {
@@ -113,10 +114,32 @@ export async function listPersons(
              or exists (select 1 from ingestion.person_distinct_ids d where d.person_id = p.id and d.distinct_id ilike ?))`);
     params.push(containsPattern(filter.search), containsPattern(filter.search));
   }
-  const where = parts.join(' and ');
+  return { sql: parts.join(' and '), params };
+}
+
+/**
+ * The statement of a page of persons newest first (by their earliest event). The order names the
+ * table's columns, and `(environment_id, created_at, id)` holds it whole, so that a page walks
+ * that index to its offset and stops, with no sort of the persons that share a time (an import's
+ * may share one by the thousand).
+ */
+export function personsPageStatement(environmentId: number, filter: PersonFilter, window: { limit: number; offset: number }): Statement {
+  const where = personCondition(environmentId, filter);
+  return { sql: `${SELECT} where ${where.sql} order by p.created_at desc, p.id desc limit ? offset ?`, params: [...where.params, window.limit, window.offset] };
+}
+
+/** A page of an environment's persons, newest first, and how many the filter finds. */
+export async function listPersons(
+  em: EntityManager,
+  environmentId: number,
+  filter: PersonFilter,
+  window: { limit: number; offset: number },
+): Promise<{ rows: PersonRow[]; count: number }> {
+  const page = personsPageStatement(environmentId, filter, window);
+  const where = personCondition(environmentId, filter);
   const [rows, [total]] = await Promise.all([
-    em.execute<PersonRow[]>(`${SELECT} where ${where} order by p.created_at desc, p.id desc limit ? offset ?`, [...params, window.limit, window.offset]),
-    em.execute<{ count: string }[]>(`select count(*) as count from ingestion.persons p where ${where}`, params),
+    em.execute<PersonRow[]>(page.sql, page.params),
+    em.execute<{ count: string }[]>(`select count(*) as count from ingestion.persons p where ${where.sql}`, where.params),
   ]);
   return { rows, count: Number(total!.count) };
 }
