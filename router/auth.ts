@@ -3,6 +3,7 @@ import { ANONYMOUS, SERVICE, type Actor, type ActorSigner } from '../subgraphs/s
 import { KEY_CHANGES_TOPIC, type KeyChange } from '../subgraphs/shared/auth/key-changes.js';
 import { bearerCredential } from '../subgraphs/shared/auth/key-parameter.js';
 import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
+import { resubscribing } from '../subgraphs/shared/pubsub/resubscribing.js';
 import { sha256Hex } from '../subgraphs/shared/crypto.js';
 import { AuthenticationFailedError } from '../subgraphs/shared/errors.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
@@ -145,7 +146,8 @@ export class Authenticator {
    * on this pub/sub, so that the change holds at once here rather than within AUTH_CACHE_MS.
    */
   async follow(pubsub: PubSub): Promise<void> {
-    const changes = pubsub.subscribe<KeyChange>(KEY_CHANGES_TOPIC);
+    // An announcement lost with the pub/sub's connection may have been a revocation.
+    const changes = resubscribing<KeyChange>(pubsub, KEY_CHANGES_TOPIC, () => this.cache.clear());
     await pubsub.ready();
     void (async () => {
       for await (const { payload } of changes) {

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { forgetEmbeddedUrl, prepareDatabase } from '../subgraphs/index.js';
 import { callPrimary, ClusterHub } from '../subgraphs/shared/cluster/cluster.ipc.js';
 import { pubSubServices } from '../subgraphs/shared/cluster/cluster.pubsub.js';
+import { SequenceFloors } from '../subgraphs/shared/pubsub/sequence-floors.js';
 import type { Config } from '../subgraphs/shared/config.js';
 import type { Database } from '../subgraphs/shared/db/database.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
@@ -66,7 +67,10 @@ export async function runPrimary(settings: Config, log: Logger, port: StartingLi
   preparing.catch(() => undefined); // awaited below: its failure is the start's one line
   const hub = new ClusterHub();
   hub.serve({ [DATABASE_SERVICE]: async (): Promise<PreparedDatabase> => toWorkers(await preparing), [PORT_SERVICE]: port.release });
-  hub.serve(pubSubServices(hub));
+  // The workers' sequences go on above those of the platform's previous run (see TopicSequences).
+  const floors = preparing.then((database) => new SequenceFloors(database.url));
+  floors.catch(() => undefined);
+  hub.serve(pubSubServices(hub, floors));
   hub.serve(rateLimitServices());
   const listeningEnds = new ListeningEnds();
   hub.serve({ [LISTENING_SERVICE]: (listener: string, worker: number) => listeningEnds.end(listener, worker) });
@@ -83,6 +87,7 @@ export async function runPrimary(settings: Config, log: Logger, port: StartingLi
   const stop = async (boundMs: number) => {
     stopping = true;
     await Promise.allSettled([stopWorkers(boundMs), metricsListener?.close()]);
+    await floors.then((open) => open.close()).catch(() => undefined);
     const database = await preparing.catch(() => undefined);
     if (database?.embedded) forgetEmbeddedUrl(settings);
     await database?.embedded?.stop();

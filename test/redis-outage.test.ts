@@ -1,27 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RedisPubSub } from '../subgraphs/shared/pubsub/redis.pubsub.js';
 import { api } from './kit/http.js';
 import { freePort, startPlatform } from './kit/process.js';
+import { ownRedis } from './kit/redis.js';
 import { seedTenant } from './kit/seed.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
 
 const PREFIX = `redis-outage-${process.pid}:`;
-
-/** A Redis of this test's own, so that it can be stopped without disturbing other suites. */
-async function ownRedis(port: number): Promise<ChildProcess> {
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const up = await fetch(`http://127.0.0.1:${port}`).then(
-      () => true,
-      (error: { cause?: { code?: string } }) => error.cause?.code !== 'ECONNREFUSED',
-    );
-    if (up) return server;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('redis-server did not start');
-}
 
 describe('when Redis fails', () => {
   let stack: Stack | undefined;
@@ -47,7 +34,7 @@ describe('when Redis fails', () => {
     expect((await api(stack.url, 'GET', `${path}${created.body.id}/`, { key: tenant.personal_api_key })).status).toBe(200);
     const health = await api(stack.url, 'GET', '/healthz');
     expect(health.status).toBe(503);
-    expect(health.body).toEqual({ status: 'unavailable' });
+    expect(health.body).toEqual({ status: 'unavailable', down: ['pubsub'] });
   });
 
   it('stops start-up with a one-line message naming REDIS_URL when Redis cannot be reached', async () => {
@@ -80,7 +67,7 @@ describe('when Redis fails', () => {
     }
   }, 90_000);
 
-  it('subscribes once Redis is back to a topic first asked for while it was down', async () => {
+  it('ends at once a subscription asked for while Redis is down (events_lost), and subscribes one asked for once it is back', async () => {
     const port = await freePort();
     let server = await ownRedis(port);
     const url = `redis://127.0.0.1:${port}`;
@@ -88,10 +75,11 @@ describe('when Redis fails', () => {
     try {
       server.kill('SIGKILL');
       await expect.poll(() => subscriber.healthy()).toBe(false);
-      const events = subscriber.subscribe<{ n: number }>('asked-while-down');
-      await subscriber.ready();
+      // It would miss what is published until Redis is back and it is subscribed: its client is told so.
+      await expect(subscriber.subscribe('asked-while-down').next()).rejects.toMatchObject({ extensions: { code: 'events_lost' } });
       server = await ownRedis(port);
       await expect.poll(() => publisher.healthy() && subscriber.healthy(), { timeout: 10_000 }).toBe(true);
+      const events = subscriber.subscribe<{ n: number }>('asked-while-down');
       let received: unknown;
       void events.next().then(({ value }) => (received = value));
       await expect.poll(async () => (await publisher.publish('asked-while-down', { n: 1 }), received), { timeout: 10_000, interval: 200 }).toMatchObject({ payload: { n: 1 } });

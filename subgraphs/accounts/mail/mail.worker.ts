@@ -2,6 +2,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { Orm } from '../../shared/db/orm.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
+import { resubscribing } from '../../shared/pubsub/resubscribing.js';
 import type { Worker } from '../../shared/subgraph/define.js';
 import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { MAIL_QUEUED_TOPIC } from './mail.outbox.js';
@@ -50,7 +51,8 @@ export function startMailWorker(options: MailWorkerOptions): Worker {
     everyMs: options.sweepMs ?? 10_000,
     log,
     failure: 'mail delivery pass failed',
-    wakeUps: pubsub.subscribe(MAIL_QUEUED_TOPIC),
+    // A wake-up lost with the pub/sub's connection waits for the next sweep at most.
+    wakeUps: resubscribing(pubsub, MAIL_QUEUED_TOPIC, () => undefined),
     onStop: () => transport?.close(),
   });
 }

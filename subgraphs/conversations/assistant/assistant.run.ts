@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateText, stepCountIs, streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { AppError } from '../../shared/errors.js';
+import { resubscribing } from '../../shared/pubsub/resubscribing.js';
 import { llmAnalyticsFacade, type OpenedModel } from '../../llm-analytics/facade.js';
 import { projectsFacade } from '../../projects/facade.js';
 import { ConversationStatus } from '../conversations/conversation.entity.js';
@@ -228,7 +229,8 @@ export class AssistantRun implements LocalRun {
 
   /** A cancel may come through any process: it is announced on the conversation's control topic. */
   private listenForCancel(): AsyncIterableIterator<unknown> {
-    const control = this.ctx.pubsub.subscribe<RunControl>(controlTopic(this.plan.conversationId));
+    // A cancel lost with the pub/sub's connection is in the database: the heartbeat's look finds it.
+    const control = resubscribing<RunControl>(this.ctx.pubsub, controlTopic(this.plan.conversationId), () => void this.beat());
     void (async () => {
       await this.ctx.pubsub.ready();
       // A cancel committed before the subscription took effect is seen here.

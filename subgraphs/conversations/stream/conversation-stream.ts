@@ -1,3 +1,4 @@
+import { EventsLostError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { pushIterator } from '../../shared/pubsub/pubsub.js';
@@ -79,7 +80,7 @@ export function followConversation(
   run: string | null,
 ): AsyncIterableIterator<StreamEvent> {
   const live = pubsub.subscribe<StreamEvent>(topicOf(conversationId));
-  const { iterator, push, end } = pushIterator<StreamEvent>(() => void live.return?.());
+  const { iterator, push, end, fail } = pushIterator<StreamEvent>(() => void live.return?.());
   let last: number | null = null;
   const deliver = (event: StreamEvent): boolean => {
     if (run && event.run_id !== run) return false;
@@ -108,7 +109,8 @@ export function followConversation(
       if (deliver(event)) return;
     }
   })()
-    .catch(() => undefined)
+    // A loss ends the stream with its error: the log may not hold what was missed (it lives in Redis too).
+    .catch((error: unknown) => error instanceof EventsLostError && fail(error))
     .finally(end);
   return iterator;
 }

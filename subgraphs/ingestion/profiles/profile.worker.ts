@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { watchProfileQueue } from '../../shared/metrics.js';
+import { resubscribing } from '../../shared/pubsub/resubscribing.js';
 import type { Worker, WorkerRuntime } from '../../shared/subgraph/define.js';
 import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { saveGroups } from '../groups/group.repository.js';
@@ -57,7 +58,8 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
     everyMs: SWEEP_MS,
     log,
     failure: 'profile update pass failed',
-    wakeUps: pubsub.subscribe(PROFILES_QUEUED_TOPIC),
+    // A wake-up lost meanwhile is a batch the next sweep applies.
+    wakeUps: resubscribing(pubsub, PROFILES_QUEUED_TOPIC, () => undefined),
     gatherMs: GATHER_MS,
   });
 }

@@ -1,4 +1,5 @@
 import type { PubSub } from '../pubsub/pubsub.js';
+import { resubscribing } from '../pubsub/resubscribing.js';
 import type { EnvironmentPlacement } from './actor.js';
 
 /**
@@ -125,11 +126,14 @@ export class ProjectCache implements Hearing {
     this.briefs.drop(projectId);
   }
 
-  /** Follows the announcements of `pubsub`; from then on, facts are cached. Once per cache. */
+  /**
+   * Follows the announcements of `pubsub`; from then on, facts are cached. Once per cache. After
+   * events were lost (the pub/sub's connection dropped), everything cached is forgotten.
+   */
   async follow(pubsub: PubSub): Promise<void> {
     if (this.listening !== 'off') return;
     this.listening = 'subscribing';
-    const changes = pubsub.subscribe<ProjectChange>(PROJECT_CHANGES_TOPIC);
+    const changes = resubscribing<ProjectChange>(pubsub, PROJECT_CHANGES_TOPIC, () => this.forgetAll());
     await pubsub.ready();
     this.listening = 'on';
     void (async () => {
@@ -139,10 +143,14 @@ export class ProjectCache implements Hearing {
       // The subscription ended or failed: announcements are no longer heard, so nothing is trusted.
       .finally(() => {
         this.listening = 'off';
-        this.epoch += 1;
-        this.placements.clear();
-        this.briefs.clear();
+        this.forgetAll();
       });
+  }
+
+  private forgetAll(): void {
+    this.epoch += 1;
+    this.placements.clear();
+    this.briefs.clear();
   }
 }
 

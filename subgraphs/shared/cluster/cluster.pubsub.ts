@@ -1,5 +1,7 @@
-import { MemoryEventLog, payloadJson, TopicListeners, TopicSequences } from '../pubsub/memory.pubsub.js';
-import type { Envelope, EventLog, PubSub } from '../pubsub/pubsub.js';
+import { MemoryEventLog, payloadJson, TopicListeners } from '../pubsub/memory.pubsub.js';
+import { LOST_NOTICE, type Envelope, type EventLog, type PubSub } from '../pubsub/pubsub.js';
+import type { SequenceFloors } from '../pubsub/sequence-floors.js';
+import { TopicSequences } from '../pubsub/topic-sequences.js';
 import type { Logger } from '../logger.js';
 import { callPrimary, onBroadcast, primaryConnected, type ClusterHub, type PrimaryServices } from './cluster.ipc.js';
 
@@ -25,10 +27,17 @@ export class ClusterPubSub implements PubSub {
   };
 
   constructor(private readonly log: Logger) {
-    this.unlisten = onBroadcast(CHANNEL, (data) => {
+    const unlisten = onBroadcast(CHANNEL, (data) => {
       const { topic, message } = data as Delivery;
       this.subscribers.deliver(topic, message);
     });
+    // A worker cut off from its primary hears no event again: its subscribers must not wait in silence.
+    const cut = () => this.subscribers.loseAll();
+    process.on('disconnect', cut);
+    this.unlisten = () => {
+      unlisten();
+      process.off('disconnect', cut);
+    };
   }
 
   async publish(topic: string, payload: unknown): Promise<number> {
@@ -41,7 +50,9 @@ export class ClusterPubSub implements PubSub {
   }
 
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
-    return this.subscribers.subscribe<T>(topic);
+    const events = this.subscribers.subscribe<T>(topic);
+    if (!primaryConnected()) this.subscribers.loseAll();
+    return events;
   }
 
   healthy(): boolean {
@@ -57,16 +68,20 @@ export class ClusterPubSub implements PubSub {
   }
 }
 
-/** The primary's side of {@link ClusterPubSub}: one numbering per topic, and the replay logs. */
-export function pubSubServices(hub: ClusterHub): PrimaryServices {
-  const sequences = new TopicSequences();
+/**
+ * The primary's side of {@link ClusterPubSub}: one numbering per topic (above the `floors` of the
+ * platform's previous run, when given), and the replay logs.
+ */
+export function pubSubServices(hub: ClusterHub, floors?: Promise<SequenceFloors>): PrimaryServices {
+  const sequences = new TopicSequences(floors);
   const replay = new MemoryEventLog();
+  const deliver = (topic: string) => (message: string) => hub.broadcast(CHANNEL, { topic, message } satisfies Delivery);
   return {
-    'pubsub.publish': (topic: string, payload: string) => {
-      const { sequence, message } = sequences.envelope(topic, payload);
-      hub.broadcast(CHANNEL, { topic, message } satisfies Delivery);
-      return sequence;
-    },
+    'pubsub.publish': (topic: string, payload: string) =>
+      sequences.publish(topic, payload, deliver(topic)).catch(() => {
+        deliver(topic)(LOST_NOTICE);
+        return 0;
+      }),
     'replay.nextSequence': (counter: string, ttlSeconds: number) => replay.nextSequence(counter, ttlSeconds),
     'replay.append': (log: string, entry: string, ttlSeconds: number) => replay.append(log, entry, ttlSeconds),
     'replay.read': (log: string) => replay.read(log),

@@ -1,15 +1,30 @@
-import { pushIterator, type Envelope, type EventLog, type PubSub } from './pubsub.js';
+import { EventsLostError } from '../errors.js';
+import { LOST_NOTICE, pushIterator, type Envelope, type EventLog, type PubSub } from './pubsub.js';
+import type { SequenceFloors } from './sequence-floors.js';
+import { TopicSequences } from './topic-sequences.js';
 
-/** In-process pub/sub: valid only when the publisher and every subscriber share one process. */
+/**
+ * In-process pub/sub: valid only when the publisher and every subscriber share one process, where
+ * no event can be lost on the way. With `floors`, sequences go on above those of the platform's
+ * previous run (see {@link TopicSequences}); a floor that cannot be written ends the topic's
+ * subscribers with `events_lost`, as a failed publish on Redis does.
+ */
 export class MemoryPubSub implements PubSub {
   private readonly subscribers = new TopicListeners();
-  private readonly sequences = new TopicSequences();
+  private readonly sequences: TopicSequences;
   readonly replay: EventLog = new MemoryEventLog();
 
+  constructor(private readonly floors?: SequenceFloors) {
+    this.sequences = new TopicSequences(floors);
+  }
+
   async publish(topic: string, payload: unknown): Promise<number> {
-    const { sequence, message } = this.sequences.envelope(topic, payloadJson(payload));
-    this.subscribers.deliver(topic, message);
-    return sequence;
+    try {
+      return await this.sequences.publish(topic, payloadJson(payload), (message) => this.subscribers.deliver(topic, message));
+    } catch {
+      this.subscribers.deliver(topic, LOST_NOTICE);
+      return 0;
+    }
   }
 
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
@@ -24,43 +39,50 @@ export class MemoryPubSub implements PubSub {
 
   async close(): Promise<void> {
     this.subscribers.clear();
-  }
-}
-
-/** The next sequence number of each topic, and the JSON envelope that carries it. */
-export class TopicSequences {
-  private readonly sequences = new Map<string, number>();
-
-  envelope(topic: string, payloadJson: string): { sequence: number; message: string } {
-    const sequence = (this.sequences.get(topic) ?? 0) + 1;
-    this.sequences.set(topic, sequence);
-    return { sequence, message: `{"sequence":${sequence},"payload":${payloadJson}}` };
+    await this.floors?.close();
   }
 }
 
 /** Subscribers of this process by topic, each fed the JSON envelopes delivered to its topic. */
 export class TopicListeners {
-  private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  private readonly listeners = new Map<string, Set<TopicListener>>();
 
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
     const listeners = this.listeners.get(topic) ?? new Set();
     this.listeners.set(topic, listeners);
-    const listener = (message: string) => push(JSON.parse(message) as Envelope<T>);
-    const { iterator, push } = pushIterator<Envelope<T>>(() => {
+    const { iterator, push, fail } = pushIterator<Envelope<T>>(() => {
       listeners.delete(listener);
-      if (listeners.size === 0) this.listeners.delete(topic);
+      if (listeners.size === 0 && this.listeners.get(topic) === listeners) this.listeners.delete(topic);
     });
+    const listener: TopicListener = { deliver: (message) => push(JSON.parse(message) as Envelope<T>), lost: () => fail(new EventsLostError()) };
     listeners.add(listener);
     return iterator;
   }
 
   deliver(topic: string, message: string): void {
-    for (const listener of this.listeners.get(topic) ?? []) listener(message);
+    for (const listener of this.listeners.get(topic) ?? []) deliverTo(listener, message);
+  }
+
+  /** Ends every subscription with `events_lost`: the events that reach them stopped coming. */
+  loseAll(): void {
+    for (const listeners of [...this.listeners.values()]) for (const listener of [...listeners]) listener.lost();
   }
 
   clear(): void {
     this.listeners.clear();
   }
+}
+
+/** One subscription's ends: an event for it, or the word that events of its topic may be lost. */
+export interface TopicListener {
+  deliver: (message: string) => void;
+  lost: () => void;
+}
+
+/** A message of a topic for one of its listeners: an event, or the lost notice that ends it. */
+export function deliverTo(listener: TopicListener, message: string): void {
+  if (message === LOST_NOTICE) listener.lost();
+  else listener.deliver(message);
 }
 
 /** Logs and counters of one process; each expires `ttlSeconds` after its last use, as in Redis. */

@@ -1,7 +1,11 @@
 import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
+import { EventsLostError } from '../errors.js';
+import { deliverTo, payloadJson, type TopicListener } from './memory.pubsub.js';
 import { connectAnswering } from './redis.connect.js';
-import { pushIterator, type Envelope, type EventLog, type KeyValueStore, type PubSub } from './pubsub.js';
+import { SequencedPublisher } from './redis.sequence.js';
+import { LOST_NOTICE, pushIterator, type Envelope, type EventLog, type KeyValueStore, type PubSub } from './pubsub.js';
+import type { SequenceFloors } from './sequence-floors.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -11,7 +15,7 @@ const DRAIN_DEADLINE_MS = 2000;
 
 /** This process's listeners of a channel, and the one listener given to Redis's client for them all. */
 interface ChannelListeners {
-  own: Set<(message: string) => void>;
+  own: Set<TopicListener>;
   dispatch: (message: string) => void;
 }
 
@@ -19,11 +23,18 @@ interface ChannelListeners {
  * Redis pub/sub across processes. Publishing and subscribing use separate connections (a
  * subscribed connection can do nothing else); every channel and counter key carries `prefix` so
  * that deployments sharing a Redis never hear each other.
+ *
+ * Redis delivers an event only to connections subscribed when it is published, and keeps none for
+ * later, so no event is lost in silence: when the subscribing connection drops, every subscription
+ * it served ends with `events_lost`; when a publish fails, the topic's subscribers (in any process)
+ * are sent the lost notice, which ends them too, before this process publishes on it again.
  */
 export class RedisPubSub implements PubSub {
   private readonly listeners = new Map<string, ChannelListeners>();
-  private readonly refused = new Set<string>();
   private readonly pending = new Set<Promise<unknown>>();
+  /** Topics whose publish failed and whose subscribers have not yet been told. */
+  private readonly unsent = new Set<string>();
+  private readonly sequenced: SequencedPublisher;
   readonly store: KeyValueStore;
   readonly replay: EventLog;
 
@@ -32,8 +43,12 @@ export class RedisPubSub implements PubSub {
     private readonly subscriber: RedisClient,
     private readonly prefix: string,
     private readonly log?: Logger,
+    private readonly floors?: SequenceFloors,
   ) {
-    subscriber.on('ready', () => this.listenAgain());
+    this.sequenced = new SequencedPublisher(publisher, prefix, floors);
+    // Redis forgets a dropped connection's subscriptions, and what was published until it is back.
+    for (const event of ['error', 'reconnecting', 'end']) subscriber.on(event, () => this.loseAll());
+    publisher.on('ready', () => void this.announceLosses());
     const key = (name: string) => `${prefix}kv:${name}`;
     this.store = {
       get: (name) => publisher.get(key(name)),
@@ -60,7 +75,7 @@ export class RedisPubSub implements PubSub {
    * Connects both connections, giving up after a few attempts (a wrong REDIS_URL stops start-up);
    * once connected, a lost connection is retried for ever while publishing fails fast.
    */
-  static async connect(url: string, prefix: string, log?: Logger): Promise<RedisPubSub> {
+  static async connect(url: string, prefix: string, log?: Logger, floors?: SequenceFloors): Promise<RedisPubSub> {
     if (!prefix) throw new Error('RedisPubSub needs a channel prefix');
     let connected = false;
     let lastError: Error | undefined;
@@ -89,18 +104,39 @@ export class RedisPubSub implements PubSub {
       throw new Error(`cannot connect to Redis: ${(lastError ?? (error as Error)).message}`);
     }
     connected = true;
-    return new RedisPubSub(publisher, subscriber, prefix, log);
+    return new RedisPubSub(publisher, subscriber, prefix, log, floors);
   }
 
+  /**
+   * Numbers and publishes the event (see {@link SequencedPublisher}). A topic whose earlier
+   * publish failed is first sent the lost notice, so that no subscriber hears this event after a
+   * gap without being told.
+   */
   async publish(topic: string, payload: unknown): Promise<number> {
     try {
-      const sequence = await this.publisher.incr(`${this.prefix}seq:${topic}`);
-      await this.publisher.publish(this.prefix + topic, JSON.stringify({ sequence, payload }));
-      return sequence;
+      if (this.unsent.has(topic)) await this.announceLoss(topic);
+      return await this.sequenced.publish(topic, payloadJson(payload));
     } catch (error) {
-      this.log?.error({ err: error, topic }, 'event not published');
+      this.unsent.add(topic);
+      this.log?.error({ err: error, topic }, 'event not published: its subscribers end with events_lost');
+      if (this.publisher.isReady) void this.announceLosses();
       return 0;
     }
+  }
+
+  private async announceLoss(topic: string): Promise<void> {
+    await this.publisher.publish(this.prefix + topic, LOST_NOTICE);
+    this.unsent.delete(topic);
+  }
+
+  /** Sends the lost notice to each topic whose publish failed (once Redis can be reached again). */
+  private async announceLosses(): Promise<void> {
+    for (const topic of [...this.unsent]) await this.announceLoss(topic).catch(() => undefined);
+  }
+
+  /** Ends every subscription of this process with `events_lost`. */
+  private loseAll(): void {
+    for (const { own } of [...this.listeners.values()]) for (const listener of [...own]) listener.lost();
   }
 
   healthy(): boolean {
@@ -110,15 +146,14 @@ export class RedisPubSub implements PubSub {
   subscribe<T>(topic: string): AsyncIterableIterator<Envelope<T>> {
     const channel = this.prefix + topic;
     let entry = this.listeners.get(channel);
+    const fresh = !entry;
     if (!entry) {
-      const own = new Set<(message: string) => void>();
-      entry = { own, dispatch: (message) => own.forEach((listener) => listener(message)) };
+      const own = new Set<TopicListener>();
+      entry = { own, dispatch: (message) => [...own].forEach((listener) => deliverTo(listener, message)) };
       this.listeners.set(channel, entry);
-      this.listen(channel, entry);
     }
     const { own, dispatch } = entry;
-    const listener = (message: string) => push(JSON.parse(message) as Envelope<T>);
-    const { iterator, push } = pushIterator<Envelope<T>>(() => {
+    const { iterator, push, fail } = pushIterator<Envelope<T>>(() => {
       own.delete(listener);
       if (own.size === 0 && this.listeners.get(channel) === entry) {
         this.listeners.delete(channel);
@@ -128,30 +163,21 @@ export class RedisPubSub implements PubSub {
         void this.subscriber.unsubscribe(channel, dispatch).catch(() => undefined);
       }
     });
+    const listener: TopicListener = { deliver: (message) => push(JSON.parse(message) as Envelope<T>), lost: () => fail(new EventsLostError()) };
     own.add(listener);
+    // Asked for while Redis cannot be reached, it would miss what is published until it is back.
+    if (!this.subscriber.isReady) listener.lost();
+    else if (fresh) this.listen(channel, entry);
     return iterator;
   }
 
-  /**
-   * Subscribes the channel. Redis's client subscribes again after a reconnect only to channels it
-   * had subscribed, so one refused while Redis was unreachable (at once: commands are not queued
-   * offline) waits in `refused` until the client is ready again.
-   */
+  /** Subscribes the channel; refused (the connection dropped meanwhile), its subscriptions end with `events_lost`. */
   private listen(channel: string, entry: ChannelListeners): void {
     const subscribed = this.subscriber
       .subscribe(channel, entry.dispatch)
-      .catch(() => void this.refused.add(channel))
+      .catch(() => [...entry.own].forEach((listener) => listener.lost()))
       .finally(() => this.pending.delete(subscribed));
     this.pending.add(subscribed);
-  }
-
-  /** Asks again for the channels refused while Redis was unreachable that someone here still listens to. */
-  private listenAgain(): void {
-    for (const channel of this.refused) {
-      this.refused.delete(channel);
-      const entry = this.listeners.get(channel);
-      if (entry) this.listen(channel, entry);
-    }
   }
 
   /** Resolves once Redis has confirmed every pending SUBSCRIBE (tests publish right after). */
@@ -171,6 +197,7 @@ export class RedisPubSub implements PubSub {
     if (this.subscriber.isOpen) this.subscriber.destroy();
     if (this.publisher.isReady) await answeredWithin(this.publisher.ping(), DRAIN_DEADLINE_MS);
     if (this.publisher.isOpen) this.publisher.destroy();
+    await this.floors?.close();
   }
 }
 

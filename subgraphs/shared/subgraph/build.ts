@@ -7,6 +7,7 @@ import type { RequiredScope } from '../auth/scopes.js';
 import type { SubgraphContext } from '../context.js';
 import { DateTimeScalar } from '../scalars.js';
 import type { SubgraphDefinition } from './define.js';
+import { endingOnLoss } from './events-lost.js';
 import { fieldResolvers } from './property-fields.js';
 
 /** Federation 2 directives every subgraph may use. */
@@ -65,5 +66,5 @@ async function build(subgraph: SubgraphDefinition): Promise<GraphQLSchema> {
   for (const [typeName, resolveReference] of Object.entries(subgraph.references ?? {})) {
     resolvers[typeName] = { ...resolvers[typeName], __resolveReference: resolveReference };
   }
-  return buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+  return endingOnLoss(buildSubgraphSchema({ typeDefs, resolvers: resolvers as never }));
 }

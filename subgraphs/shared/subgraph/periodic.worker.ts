@@ -66,7 +66,9 @@ export function startPeriodicWorker(work: PeriodicWork): Worker {
     const wakeUps = work.wakeUps;
     void (async () => {
       for await (const _ of wakeUps) wakeUp();
-    })();
+    })()
+      // Wake-ups that ended with events lost: a pass now finds what they announced; later ones wait for the timer.
+      .catch(() => !stopped && wakeUp());
   }
   const timer = setInterval(() => void pass(), work.everyMs);
   timer.unref();
