@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { NotFoundError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeHealth, writeServerError } from '../subgraphs/shared/http.js';
+import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
+import { isHealthPath, writeHealth, type HealthCheck } from '../subgraphs/shared/health.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { Drain } from '../subgraphs/shared/drain.js';
 import { bind } from '../subgraphs/shared/net.js';
@@ -14,7 +15,7 @@ export interface IngestListenerOptions {
   /** INGEST_PORT: an `{ingest_url}` of its own, apart from the API's port. */
   port: number;
   ingest: IngestHandler;
-  healthy: () => Promise<boolean>;
+  health: HealthCheck;
   maxIngestBodyBytes: number;
   /** As the main listener's (ListenerOptions). */
   listeningEnded?: () => Promise<void>;
@@ -23,7 +24,7 @@ export interface IngestListenerOptions {
 
 /**
  * The listener of its own that INGEST_PORT asks for (an `{ingest_url}` apart from the API's):
- * `/batch/` and `/healthz`, nothing else.
+ * `/batch/` and `/healthz` (with its detail), nothing else.
  */
 export async function listenIngest(options: IngestListenerOptions): Promise<Listener> {
   const inFlight = new InFlight();
@@ -32,8 +33,8 @@ export async function listenIngest(options: IngestListenerOptions): Promise<List
     if (drain.turnedAway(response)) return;
     const path = new URL(request.url ?? '/', 'http://ingest').pathname;
     const served = async () => {
-      if (path === '/healthz') {
-        await writeHealth(response, options.healthy);
+      if (isHealthPath(path)) {
+        await writeHealth(response, path, options.health);
       } else if (isBatchPath(path)) {
         await answerIngest(request, response, options.ingest, options.maxIngestBodyBytes);
       } else {

@@ -10,7 +10,8 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, AuthenticationFailedError, ForbiddenError, NOT_UTF8, NotFoundError, ParseError, PayloadTooLargeError, ValidationError, RequestTimeoutError, ThrottledError } from '../subgraphs/shared/errors.js';
-import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeHealth, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readRequest, RequestAbortedError, toGraphqlRequest, toRequest, UNCARRIED_METHODS, writeAppError, writeMethodNotAllowed, writeResponse, writeServerError, type ReadRequest } from '../subgraphs/shared/http.js';
+import { isHealthPath, writeHealth, type HealthCheck } from '../subgraphs/shared/health.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { Drain } from '../subgraphs/shared/drain.js';
@@ -48,7 +49,7 @@ export interface ListenerOptions {
   ingest?: IngestHandler;
   /** Largest `/batch/` body (compressed; the handler bounds it inflated). */
   maxIngestBodyBytes?: number;
-  healthy: () => Promise<boolean>;
+  health: HealthCheck;
   maxBodyBytes: number;
   /** For `/graphql` over HTTP and the REST routes `takesLargeBody` names, when the key is known. */
   maxLargeBodyBytes: number;
@@ -206,7 +207,7 @@ function closeWith(ctx: WsContext, error: AppError): FormattedExecutionResult {
 
 async function route(options: ListenerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://router').pathname;
-  if (path === '/healthz') return writeHealth(response, options.healthy);
+  if (isHealthPath(path)) return writeHealth(response, path, options.health);
   if (path === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage());
     return;

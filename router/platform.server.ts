@@ -9,6 +9,7 @@ import type { Config } from '../subgraphs/shared/config.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
+import type { HealthCheck } from '../subgraphs/shared/health.js';
 import { Authenticator } from './auth.js';
 import { createGateway, directOperationOf, loadSupergraph, rootFieldAuthorizer, type RouterContext } from './gateway.js';
 import { contractResult } from './errors.js';
@@ -19,7 +20,7 @@ import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
 import { holdStopSignals, type HeldStopSignals } from '../subgraphs/shared/stop-signals.js';
 import { closeRateLimiter } from '../subgraphs/shared/rate-limit.js';
 import { configuredKeyThrottle } from './throttle.js';
-import { subgraphsHealthy, subgraphUrls } from './remote-subgraphs.js';
+import { remoteHealth, subgraphUrls } from './remote-subgraphs.js';
 import { preparedDatabase } from './cluster.primary.js';
 import { listeningEndedEverywhere } from './cluster.listening.js';
 import { announce, tellPrimary } from './cluster.news.js';
@@ -32,7 +33,7 @@ interface Subgraphs {
   local?: Record<string, LocalSubgraph>;
   /** Their pub/sub (none for subgraphs run elsewhere). */
   pubsub?: PubSub;
-  healthy(): Promise<boolean>;
+  health: HealthCheck;
   stop(): Promise<void>;
   embedded: boolean;
 }
@@ -71,7 +72,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     rest: rest.handle,
     ingest: rest.ingest,
     maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES,
-    healthy: subgraphs.healthy,
+    health: subgraphs.health,
     maxBodyBytes: settings.MAX_BODY_BYTES,
     maxLargeBodyBytes: settings.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
@@ -161,7 +162,7 @@ async function listenIngestPort(settings: Config, ingest: IngestHandler, subgrap
   if (settings.INGEST_PORT === undefined) return undefined;
   try {
     const listeningEnded = cluster.isWorker ? listeningEndedEverywhere('INGEST_PORT') : undefined;
-    return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, listeningEnded, log });
+    return await listenIngest({ host: settings.HOST, port: settings.INGEST_PORT, ingest, health: subgraphs.health, maxIngestBodyBytes: settings.MAX_INGEST_BODY_BYTES, listeningEnded, log });
   } catch (error) {
     await main.close();
     throw error;
@@ -172,7 +173,7 @@ async function listenIngestPort(settings: Config, ingest: IngestHandler, subgrap
 async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
   const prepared = cluster.isWorker ? await preparedDatabase() : undefined;
   const running = await startSubgraphs(settings, log, { prepared: prepared?.database });
-  return { urls: running.urls, local: running.local, pubsub: running.pubsub, healthy: running.healthy, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
+  return { urls: running.urls, local: running.local, pubsub: running.pubsub, health: running.health, stop: running.stop, embedded: prepared?.embedded ?? Boolean(running.database.embedded) };
 }
 
 /**
@@ -182,5 +183,5 @@ async function localSubgraphs(settings: Config, log: Logger): Promise<Subgraphs>
 async function remoteSubgraphs(settings: Config, log: Logger): Promise<Subgraphs> {
   const urls = subgraphUrls(settings.SUBGRAPH_URLS!);
   const pubsub = settings.REDIS_URL ? await connectRedis(settings.REDIS_URL, settings.REDIS_CHANNEL_PREFIX, log) : undefined;
-  return { urls, pubsub, healthy: () => subgraphsHealthy(urls), stop: async () => void (await pubsub?.close()), embedded: false };
+  return { urls, pubsub, health: () => remoteHealth(urls, pubsub), stop: async () => void (await pubsub?.close()), embedded: false };
 }

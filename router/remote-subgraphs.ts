@@ -1,5 +1,6 @@
 import { readSupergraphConfig } from '../schema/compose.js';
-import { answersHealthy } from '../subgraphs/shared/http.js';
+import { answersHealthy, type Health } from '../subgraphs/shared/health.js';
+import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 
 /**
  * Where each subgraph listens when they run elsewhere, from SUBGRAPH_URLS: `*` for the routing
@@ -10,8 +11,20 @@ export function subgraphUrls(spec: string): Record<string, string> {
   return Object.fromEntries(readSupergraphConfig().map((entry) => [entry.name, named[entry.name] ?? entry.routing_url]));
 }
 
-/** Healthy when every subgraph answers its own /healthz. */
-export async function subgraphsHealthy(urls: Record<string, string>): Promise<boolean> {
-  const answers = await Promise.all(Object.values(urls).map((url) => answersHealthy(new URL('/healthz', url))));
-  return answers.every(Boolean);
+/** Every request is authenticated through these: without one of them no operation can be answered. */
+const AUTHENTICATING = ['accounts', 'projects'];
+
+/**
+ * A router's health when its subgraphs run elsewhere: it serves while its own pub/sub (Redis, for
+ * revoked keys) is up and the subgraphs that authenticate callers answer their own `/healthz`;
+ * another subgraph that is down costs only its own fields, so it is named in the detail, not a
+ * reason for a load balancer to take this router out.
+ */
+export async function remoteHealth(urls: Record<string, string>, pubsub: PubSub | undefined): Promise<Health> {
+  const names = Object.keys(urls);
+  const answers = await Promise.all(names.map((name) => answersHealthy(new URL('/healthz', urls[name]))));
+  const parts: Record<string, boolean> = Object.fromEntries(names.map((name, index) => [name, answers[index]!]));
+  if (pubsub) parts.pubsub = pubsub.healthy();
+  const serving = AUTHENTICATING.every((name) => parts[name] !== false) && parts.pubsub !== false;
+  return { serving, parts };
 }

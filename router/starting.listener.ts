@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { retryAfterHeader, StartingError } from '../subgraphs/shared/errors.js';
+import { isHealthPath } from '../subgraphs/shared/health.js';
 import { writeAppError } from '../subgraphs/shared/http.js';
 import { bind, bindHeld } from '../subgraphs/shared/net.js';
 
@@ -41,7 +42,7 @@ export async function holdWhileStarting(host: string, port: number): Promise<Sta
   let listening: number | undefined;
   const holder = createServer((request, response) => {
     response.shouldKeepAlive = false;
-    if (new URL(request.url ?? '/', 'http://router').pathname === '/healthz') return answerStarting(request, response);
+    if (isHealthPath(new URL(request.url ?? '/', 'http://router').pathname)) return answerStarting(request, response);
     const waiting = { request, response };
     if (listening !== undefined) return relay(waiting, host, listening);
     held.add(waiting);
@@ -70,7 +71,7 @@ export async function holdWhileStarting(host: string, port: number): Promise<Sta
   };
 }
 
-/** `/healthz` while starting. */
+/** `/healthz` (and its detail) while starting. */
 function answerStarting(request: IncomingMessage, response: ServerResponse): void {
   request.resume();
   response.writeHead(503, { 'content-type': 'application/json', ...retryAfterHeader(new StartingError()) }).end(JSON.stringify({ status: 'starting' }));

@@ -367,7 +367,7 @@ describe('POST /batch/', () => {
 
   it('fails naming INGEST_PORT when its port is taken', async () => {
     const port = Number(new URL(stack.url).port);
-    const failure = await listenIngest({ host: '127.0.0.1', port, ingest: async () => new Response(), healthy: async () => true, maxIngestBodyBytes: 1, log: createLogger('silent') }).catch((error: Error) => error.message);
+    const failure = await listenIngest({ host: '127.0.0.1', port, ingest: async () => new Response(), health: async () => ({ serving: true, parts: {} }), maxIngestBodyBytes: 1, log: createLogger('silent') }).catch((error: Error) => error.message);
     expect(failure).toBe(`invalid setting INGEST_PORT: 127.0.0.1:${port} is already in use`);
   });
 

@@ -125,6 +125,13 @@ describe('router limits', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok' });
   });
+
+  it('names what it needs in /healthz/detail: in one process, the database and the pub/sub', async () => {
+    const response = await fetch(`${stack.url}/healthz/detail`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toEqual({ status: 'ok', parts: { database: 'up', pubsub: 'up' } });
+  });
 });
 
 describe('hostile JSON', () => {

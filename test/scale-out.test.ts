@@ -1,18 +1,24 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readSupergraphConfig } from '../schema/compose.js';
+import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
+import { sql } from './kit/db.js';
 import { api, gql } from './kit/http.js';
 import { anEvent } from './kit/ingest.js';
 import { portTaken, readProcfile, startEntry, untilAnswers, type ProcfileEntry, type ProcfileProcess } from './kit/procfile.js';
+import { BUILD_DIR, freePort, runCli } from './kit/process.js';
+import { ownRedis } from './kit/redis.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 import { collect, wsClient } from './kit/ws.js';
 
 /**
  * The deployment of the Procfile, started as it is written: every subgraph a process of its own,
- * two routers and the Hive Gateway CLI over one PostgreSQL and Redis, on the ports it names.
+ * two routers and the Hive Gateway CLI over one PostgreSQL and Redis, on the ports it names. The
+ * database and the Redis server are this file's own, so that it can take them away.
  */
 const entries = readProcfile();
 const routing = new Map(readSupergraphConfig().map((entry) => [entry.name, new URL(entry.routing_url)]));
@@ -26,11 +32,9 @@ function healthUrl(entry: ProcfileEntry): string {
 }
 const origin = (name: string) => new URL(healthUrl(entries.find((entry) => entry.name === name)!)).origin;
 
-const env = {
+const env: Record<string, string> = {
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? tmpdir(),
-  DATABASE_URL: inject('databaseUrl'),
-  REDIS_URL: inject('redisUrl'),
   REDIS_CHANNEL_PREFIX: `test-scale-out-${process.pid}:`,
   SECRET_KEY: TEST_SECRET_KEY,
   DATA_DIR: mkdtempSync(join(tmpdir(), 'analytics-scale-out-')),
@@ -40,8 +44,18 @@ const env = {
   RATE_LIMIT_PERSONAL_KEY_PER_HOUR: '0',
 };
 
+/** Stops this file's Redis and waits until it has gone. */
+async function stopRedis(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGKILL');
+  await exited;
+}
+
 const running = new Map<string, ProcfileProcess>();
 let tenant: Tenant;
+let redis: ChildProcess;
+let redisPort: number;
 
 async function start(names: string[]): Promise<void> {
   await Promise.all(
@@ -56,15 +70,23 @@ async function start(names: string[]): Promise<void> {
 beforeAll(async () => {
   const taken = (await Promise.all(entries.map(async (entry) => ((await portTaken(Number(new URL(healthUrl(entry)).port))) ? healthUrl(entry) : '')))).filter(Boolean);
   if (taken.length) throw new Error(`the Procfile's ports are in use (stop what listens there): ${taken.join(', ')}`);
+  env.DATABASE_URL = await createScratchDatabase(inject('databaseUrl'), 'analytics_scale_out');
+  redisPort = await freePort();
+  redis = await ownRedis(redisPort);
+  env.REDIS_URL = `redis://127.0.0.1:${redisPort}`;
+  const migrated = await runCli(`${BUILD_DIR}/subgraphs/cli/migrate.cli.js`, [], env);
+  if (migrated.code !== 0) throw new Error(`migrations failed: ${migrated.stderr}`);
   await start(entries.filter((entry) => routing.has(entry.name)).map((entry) => entry.name));
   await start(entries.filter((entry) => !routing.has(entry.name)).map((entry) => entry.name));
-  tenant = await seedTenant(inject('databaseUrl'), 'scale-out');
+  tenant = await seedTenant(env.DATABASE_URL!, 'scale-out');
 }, 240_000);
 
 afterAll(async () => {
   for (const process of running.values()) process.kill('SIGTERM');
   await Promise.all([...running.values()].map((process) => Promise.race([process.exited, new Promise((resolve) => setTimeout(resolve, 15_000))])));
   for (const process of running.values()) process.kill('SIGKILL');
+  if (redis) await stopRedis(redis);
+  if (env.DATABASE_URL) await dropDatabase(env.DATABASE_URL);
 }, 30_000);
 
 const CHANGES = 'subscription ($p: Int!) { customer_profile_config_changed(project_id: $p) { action id config { scope project { name } } } }';
@@ -168,4 +190,65 @@ describe('the Procfile deployment', () => {
         `${during.filter((a) => !a.both).length} others whole; restarted: healthy after ${readyAt - restartedAt} ms, whole again ${fullAgain!.at - restartedAt} ms after the restart (last error ${lastError!.at - restartedAt} ms)\n`,
     );
   }, 120_000);
+});
+
+describe('health in the Procfile deployment', () => {
+  const subgraphNames = [...routing.keys()];
+  const health = (url: string, path = '/healthz') => api(url, 'GET', path);
+  const everyPart = (state: string) => ({ ...Object.fromEntries(subgraphNames.map((name) => [name, state])), pubsub: state });
+  const whole = async () => {
+    for (const name of subgraphNames) await expect.poll(async () => (await health(routing.get(name)!.origin)).status, { timeout: 20_000 }).toBe(200);
+    for (const router of ['router-a', 'router-b']) await expect.poll(async () => (await health(origin(router), '/healthz/detail')).status, { timeout: 20_000 }).toBe(200);
+  };
+
+  it('keeps a router serving while a subgraph that authenticates no one is down, and names that subgraph in the detail', async () => {
+    expect(await health(origin('router-a'))).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await health(origin('router-a'), '/healthz/detail')).toMatchObject({ status: 200, body: { status: 'ok', parts: everyPart('up') } });
+    const endpoints = running.get('endpoints')!;
+    endpoints.kill('SIGKILL');
+    await endpoints.exited;
+    try {
+      expect(await health(origin('router-a'))).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect(await health(origin('router-a'), '/healthz/detail')).toMatchObject({ status: 503, body: { status: 'degraded', parts: { ...everyPart('up'), endpoints: 'down' } } });
+    } finally {
+      await start(['endpoints']);
+    }
+    await whole();
+  }, 60_000);
+
+  it('answers 503 from every subgraph and router while the database refuses connections, naming it, and 200 once it takes them again', async () => {
+    const database = decodeURIComponent(new URL(env.DATABASE_URL!).pathname.slice(1));
+    await sql(inject('databaseUrl'), `alter database "${database}" allow_connections false`);
+    try {
+      // Connections made before are let be: end them, so that every new one is refused (SQLSTATE 55000).
+      await sql(inject('databaseUrl'), 'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database]);
+      for (const name of subgraphNames) {
+        await expect.poll(async () => (await health(routing.get(name)!.origin)).status, { timeout: 10_000 }).toBe(503);
+        expect((await health(routing.get(name)!.origin)).body).toEqual({ status: 'unavailable', down: ['database'] });
+      }
+      const router = await health(origin('router-a'));
+      expect(router.status).toBe(503);
+      expect(router.body.down).toEqual(subgraphNames);
+      expect(await health(origin('router-a'), '/healthz/detail')).toMatchObject({ status: 503, body: { status: 'unavailable', parts: { ...everyPart('down'), pubsub: 'up' } } });
+    } finally {
+      await sql(inject('databaseUrl'), `alter database "${database}" allow_connections true`);
+    }
+    await whole();
+  }, 90_000);
+
+  it('answers 503 from every subgraph and router while Redis is stopped, naming it, and 200 once it is back', async () => {
+    await stopRedis(redis);
+    try {
+      for (const name of subgraphNames) {
+        await expect.poll(async () => (await health(routing.get(name)!.origin)).status, { timeout: 10_000 }).toBe(503);
+        expect((await health(routing.get(name)!.origin)).body).toEqual({ status: 'unavailable', down: ['pubsub'] });
+      }
+      const router = await health(origin('router-b'));
+      expect(router.status).toBe(503);
+      expect(router.body.down).toContain('pubsub');
+    } finally {
+      redis = await ownRedis(redisPort);
+    }
+    await whole();
+  }, 90_000);
 });

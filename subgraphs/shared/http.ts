@@ -286,20 +286,6 @@ export function writeMethodNotAllowed(response: ServerResponse, method: string, 
   writeAppError(response, error);
 }
 
-/** `/healthz`: 200 once every part is up and the database answers, 503 otherwise. */
-export async function writeHealth(response: ServerResponse, healthy: () => Promise<boolean>): Promise<void> {
-  const ok = await healthy();
-  response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
-}
-
-/** Whether a part's own `/healthz` (at `url`) answers 200 within two seconds. */
-export function answersHealthy(url: URL): Promise<boolean> {
-  return fetch(url, { signal: AbortSignal.timeout(2000) }).then(
-    (response) => response.ok,
-    () => false,
-  );
-}
-
 /** The last resort of a request handler: a generic 500 (or the end of a response already begun). */
 export function writeServerError(response: ServerResponse): void {
   if (response.headersSent) response.end();

@@ -95,7 +95,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     rest: rest.handle,
     ingest: rest.ingest,
     maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES,
-    healthy: subgraphs.healthy,
+    health: subgraphs.health,
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxLargeBodyBytes: config.MAX_LARGE_BODY_BYTES,
     takesLargeBody: rest.takesLargeBody,
@@ -104,7 +104,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     log,
   });
   const ingest = options.ingestListener
-    ? await listenIngest({ host: '127.0.0.1', port: 0, ingest: rest.ingest, healthy: subgraphs.healthy, maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES, log })
+    ? await listenIngest({ host: '127.0.0.1', port: 0, ingest: rest.ingest, health: subgraphs.health, maxIngestBodyBytes: config.MAX_INGEST_BODY_BYTES, log })
     : undefined;
   return {
     config,
