@@ -1,6 +1,7 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { Request as FetchRequest } from '@whatwg-node/fetch';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import { ServiceUnavailableError } from '../subgraphs/shared/errors.js';
 import { pushIterator } from '../subgraphs/shared/pubsub/pubsub.js';
 import type { RouterExecutor } from './rest.js';
 
@@ -89,9 +90,18 @@ export function routerExecutor(fetchRouter: (request: Request) => Promise<Respon
   };
 
   async function throughFetch(request: Request): Promise<ExecutionResult> {
-    const response = await fetchRouter(request);
+    const response = await fetchRouter(request).catch((error: unknown) => {
+      if (request instanceof ParsedJsonRequest) throw error;
+      return undefined;
+    });
+    if (!response) return { errors: [routerUnavailable()] } as never;
     return (request instanceof ParsedJsonRequest && request.answer) || ((await response.json()) as ExecutionResult);
   }
+}
+
+/** A router over the network that cannot be reached (stopped, restarting): the caller may retry, as for any dependency away. */
+export function routerUnavailable(): GraphQLFormattedError {
+  return new ServiceUnavailableError('The router is unavailable; try again shortly.').toJSON();
 }
 
 /** Runs one GraphQL subscription through the router; results come until it completes (or `return()`). */
@@ -110,7 +120,12 @@ export function routerSubscriber(fetchRouter: (request: Request) => Promise<Resp
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
     if (authorization) headers.authorization = authorization;
     void (async () => {
-      const response = await fetchRouter(new Request(graphqlUrl, { method: 'POST', headers, body: JSON.stringify({ query, variables }), signal: aborted.signal }));
+      const response = await fetchRouter(new Request(graphqlUrl, { method: 'POST', headers, body: JSON.stringify({ query, variables }), signal: aborted.signal })).catch((error: unknown) => {
+        if (aborted.signal.aborted) throw error;
+        push({ errors: [routerUnavailable()] } as never);
+        return undefined;
+      });
+      if (!response) return;
       if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) {
         push((await response.json()) as ExecutionResult);
         return;

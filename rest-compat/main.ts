@@ -4,9 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
 import { ConfigError, config } from '../subgraphs/shared/config.js';
-import { NotFoundError, PayloadTooLargeError } from '../subgraphs/shared/errors.js';
+import { NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../subgraphs/shared/errors.js';
 import {
-  answersHealthy,
   isBatchPath,
   methodsWithIngest,
   logAborts,
@@ -15,21 +14,21 @@ import {
   toRequest,
   UNCARRIED_METHODS,
   writeAppError,
-  writeHealth,
   writeMethodNotAllowed,
   writeResponse,
   writeServerError,
 } from '../subgraphs/shared/http.js';
+import { isHealthPath, peerHealth, writeHealth, type Health } from '../subgraphs/shared/health.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
-import { routerExecutor, routerSubscriber } from './executors.js';
+import { routerExecutor, routerSubscriber, routerUnavailable } from './executors.js';
 import { createRest } from './rest.js';
 import { projectFile } from '../subgraphs/shared/project-files.js';
 
 /**
  * `node dist/rest-compat/main.js`: the REST layer alone (`/api/...`, `/batch/` and `/healthz`), on
  * PORT, sending every operation over HTTP to the router at ROUTER_URL (callers' Authorization
- * headers pass through unchanged), and `/batch/` to the router's own. It is healthy when the
- * router is (the router's `/healthz` answers for its subgraphs and the database).
+ * headers pass through unchanged), and `/batch/` to the router's own. It serves while the router
+ * does; its `/healthz/detail` is the router's, with the router itself.
  */
 async function main(): Promise<void> {
   const settings = config();
@@ -46,7 +45,6 @@ async function main(): Promise<void> {
   // The router's /graphql bounds anonymous bodies at MAX_BODY_BYTES, and a batch has no personal
   // key: the router's own /batch/ (the same ingest handler) takes it whole.
   const routerBatch = new URL('/batch/', settings.ROUTER_URL);
-  const routerHealth = new URL('/healthz', settings.ROUTER_URL);
   const forwardBatch = (request: IncomingMessage, url: URL, body: Buffer) => {
     const headers: Record<string, string> = {};
     for (const name of ['content-type', 'content-encoding']) if (typeof request.headers[name] === 'string') headers[name] = request.headers[name];
@@ -56,14 +54,16 @@ async function main(): Promise<void> {
     logAborts(log, request, response);
     const respond = async () => {
       const url = new URL(request.url ?? '/', 'http://rest');
-      if (url.pathname === '/healthz') return writeHealth(response, () => answersHealthy(routerHealth));
+      if (isHealthPath(url.pathname)) return writeHealth(response, url.pathname, () => routerHealth(settings.ROUTER_URL));
       const batch = isBatchPath(url.pathname);
       if (!batch && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return writeAppError(response, new NotFoundError());
       if (!batch && UNCARRIED_METHODS.has(request.method ?? '')) return writeMethodNotAllowed(response, request.method!, rest.allowedMethods(request.url ?? '/'));
       const limit = batch ? settings.MAX_INGEST_BODY_BYTES : apiBodyLimit(request.method ?? 'GET', request.url ?? '/');
       const body = await readBody(request, limit);
       if (body === null) return writeAppError(response, new PayloadTooLargeError(limit));
-      await writeResponse(await (batch ? forwardBatch(request, url, body) : rest.handle(toRequest(request, body))), response);
+      const answer = batch ? await forwardBatch(request, url, body).catch(() => undefined) : await rest.handle(toRequest(request, body));
+      if (!answer) return writeAppError(response, new ServiceUnavailableError(routerUnavailable().message));
+      await writeResponse(answer, response);
     };
     respond().catch((error: unknown) => {
       if (error instanceof RequestAbortedError) return;
@@ -85,3 +85,9 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof ConfigError ? error.message : `start-up failed: ${(error as Error).message}`}\n`);
   process.exit(1);
 });
+
+/** The REST layer alone needs only the router: its health, with the router named as a part. */
+async function routerHealth(routerUrl: string): Promise<Health> {
+  const router = await peerHealth(routerUrl);
+  return { serving: router.serving, parts: { router: router.serving, ...router.parts } };
+}

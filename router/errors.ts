@@ -1,6 +1,6 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { GraphQLFormattedError } from 'graphql';
-import { contractError, retryAfterHeader, type AppError } from '../subgraphs/shared/errors.js';
+import { contractError, retryAfterHeader, ServiceUnavailableError, type AppError } from '../subgraphs/shared/errors.js';
 import { argumentOf } from './error-argument.js';
 
 /**
@@ -69,7 +69,7 @@ function unavailable(formatted: GraphQLFormattedError, service: string): GraphQL
   return {
     ...formatted,
     message: `The ${service} service is unavailable; try again shortly.`,
-    extensions: { ...formatted.extensions, code: 'service_unavailable', type: 'server_error', status: 503, attr: null },
+    extensions: { ...formatted.extensions, ...new ServiceUnavailableError('').extensions },
   };
 }
 
@@ -109,12 +109,26 @@ export interface Refusal {
   retryAfter: Record<string, string>;
 }
 
-/** The errors of a result with some, as clients get them, and its refusal when it has no data and a 4xx first error. */
+/**
+ * The errors of a result with some, as clients get them, and its refusal: a result without data
+ * and a 4xx first error answers that status; one where no field could be answered and a dependency
+ * was away (a 503 error) answers 503, with Retry-After. A partial answer stays a 200.
+ */
 export function contractResult(result: { data?: unknown; errors?: readonly unknown[] }, query?: string): { errors: GraphQLFormattedError[]; refusal?: Refusal } {
   const errors = contractErrorsOf(result, query);
   const status = Number(errors[0]?.extensions?.status);
-  const refused = (!('data' in result) || result.data == null) && status >= 400 && status < 500;
-  return refused ? { errors, refusal: { status, retryAfter: retryAfterHeader(errors[0]) } } : { errors };
+  const dataless = !('data' in result) || result.data == null;
+  if (dataless && status >= 400 && status < 500) return { errors, refusal: { status, retryAfter: retryAfterHeader(errors[0]) } };
+  const away = errors.find((error) => error.extensions?.status === 503);
+  if (away && unanswered(result.data, errors)) return { errors, refusal: { status: 503, retryAfter: retryAfterHeader(away) } };
+  return { errors };
+}
+
+/** Whether no root field has an answer: no data, or each root field null with an error of its own. */
+function unanswered(data: unknown, errors: readonly GraphQLFormattedError[]): boolean {
+  if (data == null) return true;
+  const failed = new Set(errors.map((error) => error.path?.[0]));
+  return Object.entries(data as Record<string, unknown>).every(([field, value]) => value === null && failed.has(field));
 }
 
 /** Whether a refusal changes an answer of this status. */

@@ -8,7 +8,7 @@ import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/
 import { requireScopes } from '../subgraphs/shared/auth/auth-checker.js';
 import { rootFieldScopes } from '../subgraphs/shared/auth/root-scopes.js';
 import type { RequiredScope } from '../subgraphs/shared/auth/scopes.js';
-import { AppError } from '../subgraphs/shared/errors.js';
+import { AppError, retryAfterHeader, ServiceUnavailableError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import { perOperation } from '../subgraphs/shared/subgraph/per-operation.js';
@@ -16,6 +16,7 @@ import { AUTH_CACHE_MS, type Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { renderGraphiQL } from './graphiql.page.js';
 import { useQueryLimits, type QueryLimits } from './limits.js';
+import { useEventsLost } from './events-lost.plugin.js';
 import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
 import { directOperation, postFastPath, REQUEST_ID_HEADER, type ConfigContext, type DirectOperation, type FastPost } from './post.fast-path.js';
@@ -192,7 +193,7 @@ export function routerPlugins(options: Pick<GatewayOptions, 'authenticator' | 's
       setOptions({ ...fetchOptions, headers });
     },
   };
-  return { plugins: [authenticate, useRootScopes(rootFieldScopes()), useQueryLimits(options.limits), useContractErrors()], currentActor };
+  return { plugins: [authenticate, useRootScopes(rootFieldScopes()), useQueryLimits(options.limits), useContractErrors(), useEventsLost()], currentActor };
 }
 
 /**
@@ -312,13 +313,12 @@ export function headerValue(headers: Record<string, unknown> | undefined, name: 
   return found;
 }
 
-/** Authentication failures answer 401 over HTTP with the contract's code; anything else is a 503. */
+/** Authentication failures answer 401 over HTTP with the contract's code; anything else is a 503 to retry. */
 function asHttpError(error: unknown, log: Logger): GraphQLError {
   if (error instanceof AppError) {
     return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: error.status } } });
   }
   log.error({ err: error }, 'authentication lookup failed');
-  return new GraphQLError('Authentication is unavailable; try again shortly.', {
-    extensions: { code: 'service_unavailable', type: 'server_error', status: 503, attr: null, http: { status: 503 } },
-  });
+  const unavailable = new ServiceUnavailableError('Authentication is unavailable; try again shortly.');
+  return new GraphQLError(unavailable.message, { extensions: { ...unavailable.extensions, http: { status: 503, headers: retryAfterHeader(unavailable) } } });
 }

@@ -47,7 +47,7 @@ async function localCall(request: ExecutionRequest, actorOf: ActorOf): Promise<{
 }
 
 /** Starts subscriptions on one local subgraph, as its caller (checked as for any call). */
-function localSubscriber(subscribe: LocalSubgraph['subscribe'], actorOf: ActorOf): (request: ExecutionRequest) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+function localSubscriber(subscribe: LocalSubgraph['subscribe'], actorOf: ActorOf): (request: ExecutionRequest) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | FormattedExecutionResult> {
   return async (request) => {
     const call = await localCall(request, actorOf);
     return 'actor' in call ? subscribe(call.operation, call.actor) : call;

@@ -12,12 +12,14 @@ import { ConfigError, type Config } from './shared/config.js';
 import { openDatabase, type Database } from './shared/db/database.js';
 import { migrate } from './shared/db/migrate.js';
 import { openOrm, type Orm } from './shared/db/orm.js';
+import { ownHealth, partUp, type HealthCheck } from './shared/health.js';
 import type { Logger } from './shared/logger.js';
 import { SecretBox } from './shared/secrets.js';
 import { watchPool, type PoolState } from './shared/metrics.js';
 import { closeRateLimiter } from './shared/rate-limit.js';
 import { ClusterPubSub } from './shared/cluster/cluster.pubsub.js';
 import { MemoryPubSub } from './shared/pubsub/memory.pubsub.js';
+import { SequenceFloors } from './shared/pubsub/sequence-floors.js';
 import type { PubSub } from './shared/pubsub/pubsub.js';
 import { RedisPubSub } from './shared/pubsub/redis.pubsub.js';
 import type { SubgraphDefinition, Worker } from './shared/subgraph/define.js';
@@ -35,8 +37,8 @@ export interface RunningSubgraphs {
   workers: Record<string, Worker>;
   database: Database;
   pubsub: PubSub;
-  /** True when the database answers. */
-  healthy(): Promise<boolean>;
+  /** Serving while the database answers and events can flow. */
+  health: HealthCheck;
   stop(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function prepareDatabase(config: Config, log: Logger): Promise<Data
   const database = await openDatabase(config, log);
   const orms = new Map<SubgraphDefinition, Orm>();
   try {
-    await openMigrated(allSubgraphs, database.url, log, orms, 1);
+    await openMigrated(allSubgraphs, database.url, log, orms, 1, config.DATABASE_CONNECT_TIMEOUT_SECONDS);
     await checkSecretKey(anyOf(orms).em.fork(), config.SECRET_KEY);
     if (database.embedded) {
       await bootstrapFirstStart(config, orms, log);
@@ -99,9 +101,9 @@ export function forgetEmbeddedUrl(config: Config): void {
 }
 
 /** Opens each subgraph's ORM into `orms` and applies its migrations (under an advisory lock each). */
-async function openMigrated(definitions: SubgraphDefinition[], url: string, log: Logger, orms: Map<SubgraphDefinition, Orm>, poolMax?: number): Promise<void> {
+async function openMigrated(definitions: SubgraphDefinition[], url: string, log: Logger, orms: Map<SubgraphDefinition, Orm>, poolMax: number | undefined, connectTimeoutSeconds: number): Promise<void> {
   for (const definition of definitions) {
-    const orm = await openOrm(definition, url, poolMax);
+    const orm = await openOrm(definition, url, poolMax, connectTimeoutSeconds);
     orms.set(definition, orm);
     await migrate(definition, orm, log);
   }
@@ -139,9 +141,9 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   };
   try {
     if (owned && database.embedded) writeFileSync(embeddedUrlFile(config), database.url, { mode: 0o600 });
-    pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log) : cluster.isWorker ? new ClusterPubSub(log) : new MemoryPubSub();
-    if (owned) await openMigrated(definitions, database.url, log, orms);
-    else for (const definition of definitions) orms.set(definition, await openOrm(definition, database.url));
+    pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log, database.url) : cluster.isWorker ? new ClusterPubSub(log) : new MemoryPubSub(new SequenceFloors(database.url));
+    if (owned) await openMigrated(definitions, database.url, log, orms, undefined, config.DATABASE_CONNECT_TIMEOUT_SECONDS);
+    else for (const definition of definitions) orms.set(definition, await openOrm(definition, database.url, undefined, config.DATABASE_CONNECT_TIMEOUT_SECONDS));
     // A cluster's primary checked it where it prepared the database.
     if (owned) await checkSecretKey(anyOf(orms).em.fork(), config.SECRET_KEY);
     for (const [definition, orm] of orms) unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
@@ -165,13 +167,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     local: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.local])),
     database,
     pubsub,
-    healthy: async () =>
-      events.healthy() &&
-      anyOf(orms)
-        .em.getConnection()
-        .execute('select 1')
-        .then(() => true)
-        .catch(() => false),
+    health: () => ownHealth({ database: () => partUp(() => anyOf(orms).em.getConnection().execute('select 1')), pubsub: async () => events.healthy() }),
     stop,
   };
 }
@@ -197,9 +193,10 @@ async function startDeletions(orms: Map<SubgraphDefinition, Orm>, url: string, o
 }
 
 /** The Redis pub/sub of REDIS_URL; one that cannot be reached is the setting's one-line error. */
-export async function connectRedis(url: string, prefix: string, log: Logger): Promise<PubSub> {
+export async function connectRedis(url: string, prefix: string, log: Logger, databaseUrl?: string): Promise<PubSub> {
   try {
-    return await RedisPubSub.connect(url, prefix, log);
+    // Its sequences' floors in the database, so that a Redis that lost them never numbers backwards.
+    return await RedisPubSub.connect(url, prefix, log, databaseUrl ? new SequenceFloors(databaseUrl) : undefined);
   } catch (error) {
     throw new ConfigError('REDIS_URL', (error as Error).message);
   }

@@ -57,6 +57,9 @@ describe('the parts as separate processes', () => {
 
     expect((await api(router.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect(await api(restUrl, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    // Its detail is the router's, with the router itself.
+    const detail = await api(restUrl, 'GET', '/healthz/detail');
+    expect(detail).toMatchObject({ status: 200, body: { status: 'ok', parts: { router: 'up', accounts: 'up', projects: 'up', pubsub: 'up' } } });
     const tenant = await seedTenant(inject('databaseUrl'), 'separate');
     const created = await api(restUrl, 'POST', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, {
       key: tenant.personal_api_key,
@@ -86,9 +89,37 @@ describe('the parts as separate processes', () => {
     expect((await api(restUrl, 'DELETE', `/api/personal_api_keys/${key.body.id}/`, { key: tenant.personal_api_key })).status).toBe(204);
     expect((await api(restUrl, 'GET', '/api/users/@me/', { key: key.body.value })).status).toBe(401);
 
+    // A subgraph away: an operation of which nothing could be answered is a 503 to retry, over
+    // GraphQL (its HTTP status too) as over REST.
+    children[subgraphs.findIndex(({ name }) => name === 'customer-profiles')]!.kill('SIGKILL');
+    const unavailable = { status: 503, retryAfter: expect.stringMatching(/^\d+$/), code: 'service_unavailable' };
+    const operation = async (query: string) => {
+      const response = await fetch(`${router!.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.personal_api_key}` },
+        body: JSON.stringify({ query, variables: { p: tenant.environment_id } }),
+      });
+      const body = (await response.json()) as { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] };
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), code: body.errors?.[0]?.extensions?.code, data: body.data };
+    };
+    const configs = 'customer_profile_configs(project_id: $p) { count }';
+    await expect.poll(async () => (await operation(`query ($p: Int!) { ${configs} }`)).status, { timeout: 10_000 }).toBe(503);
+    expect(await operation(`query ($p: Int!) { ${configs} }`)).toMatchObject(unavailable);
+    // With another root field: both are non-null, so the data is null and nothing was answered.
+    expect(await operation(`query ($p: Int!) { me { email } ${configs} }`)).toMatchObject({ ...unavailable, data: null });
+    expect(await operation(`query ($p: Int!) { customer_profile_configs(project_id: $p) { results { project { name } } } }`)).toMatchObject(unavailable);
+    const viaRest = await api(restUrl, 'GET', `/api/environments/${tenant.environment_id}/customer_profile_configs/`, { key: tenant.personal_api_key });
+    expect({ status: viaRest.status, retryAfter: viaRest.headers.get('retry-after'), code: viaRest.body.code }).toEqual(unavailable);
+
     // The REST layer is as healthy as the router it sends everything to.
     router.child.kill('SIGTERM');
     await expect.poll(async () => (await api(restUrl, 'GET', '/healthz')).status, { timeout: 15_000 }).toBe(503);
-    expect((await api(restUrl, 'GET', '/healthz')).body).toEqual({ status: 'unavailable' });
+    expect((await api(restUrl, 'GET', '/healthz')).body).toEqual({ status: 'unavailable', down: ['router'] });
+    // And what it cannot send is a 503 to retry, not a 500.
+    for (const [method, path, body] of [['GET', '/api/users/@me/'], ['POST', '/batch/', { api_key: tenant.project_api_key, batch: [large[0]] }]] as const) {
+      const refused = await api(restUrl, method, path, { key: tenant.personal_api_key, body });
+      expect(refused, path).toMatchObject({ status: 503, body: { type: 'server_error', code: 'service_unavailable', detail: 'The router is unavailable; try again shortly.' } });
+      expect(refused.headers.get('retry-after'), path).toBe('5');
+    }
   });
 });

@@ -53,6 +53,11 @@ const schema = z.object({
   /** Prometheus text at /metrics on a listener of its own (same HOST); none when unset. */
   METRICS_PORT: port.optional(),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  /**
+   * How long opening a PostgreSQL connection may take before the request waiting for it is
+   * answered 503 (a server that takes connections and never answers would hold it for ever).
+   */
+  DATABASE_CONNECT_TIMEOUT_SECONDS: numeric(z.number().positive().max(600)).default(10),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   REDIS_CHANNEL_PREFIX: z.string().min(1).default('analytics:'),
   DATA_DIR: z.string().min(1).default('./.data'),

@@ -108,10 +108,32 @@ export class ThrottledError extends AppError {
   }
 }
 
-/** The `Retry-After` header of a throttled error (its seconds), or none. */
+/**
+ * The `Retry-After` header of an error: its `retry_after` seconds (throttled, starting, stopping),
+ * else {@link UNAVAILABLE_RETRY_SECONDS} for any 503, which only says "not now"; none otherwise.
+ */
 export function retryAfterHeader(error: { extensions?: Record<string, unknown> } | undefined): Record<string, string> {
   const seconds = error?.extensions?.retry_after;
-  return typeof seconds === 'number' && Number.isFinite(seconds) ? { 'retry-after': String(Math.ceil(seconds)) } : {};
+  if (typeof seconds === 'number' && Number.isFinite(seconds)) return { 'retry-after': String(Math.ceil(seconds)) };
+  return Number(error?.extensions?.status) === 503 ? { 'retry-after': String(UNAVAILABLE_RETRY_SECONDS) } : {};
+}
+
+/**
+ * When a client is asked to come back after a dependency (the database, a subgraph) was found
+ * away: soon enough for a restart or a failover, late enough that every client retrying at once
+ * does not hold the dependency down as it comes back.
+ */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/**
+ * 503: a dependency the request needs (the database, a subgraph, the key lookup) cannot be reached
+ * now; the same request may be sent again after `Retry-After`.
+ */
+export class ServiceUnavailableError extends AppError {
+  constructor(detail: string) {
+    super(503, 'server_error', 'service_unavailable', detail);
+    this.extensions.retry_after = UNAVAILABLE_RETRY_SECONDS;
+  }
 }
 
 /** 503 while the platform starts (its `/healthz`), asked again after a second. */
@@ -126,6 +148,20 @@ export class StartingError extends AppError {
 export class UpstreamError extends AppError {
   constructor(status: 502 | 503 | 504, detail: string) {
     super(status, 'server_error', 'upstream_error', detail);
+  }
+}
+
+/** What a subscription that may have missed events ends with: the client re-reads and subscribes again. */
+export const EVENTS_LOST = 'events_lost';
+
+/**
+ * A subscription's last word when events of its topic may not have reached it (the pub/sub's
+ * connection dropped, or a publish failed): its stream ends after this error, so that a gap is
+ * never silent. 503 for the REST layer: the events are not gone for good, the current state is.
+ */
+export class EventsLostError extends AppError {
+  constructor() {
+    super(503, 'server_error', EVENTS_LOST, 'Events of this subscription may be missing: read the current state again and subscribe again.');
   }
 }
 

@@ -1,3 +1,4 @@
+import knex from 'knex';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { isDatabaseUnavailable, isLoginRefused } from './database-unavailable.js';
@@ -33,12 +34,46 @@ describe(isDatabaseUnavailable.name, () => {
     } finally {
       await client.end();
     }
+    // 55000 names a statement's defect too (currval before nextval in the session).
+    const early = await sql(`select currval('analytics_no_such_use_seq')`, 'create temporary sequence analytics_no_such_use_seq');
+    expect(early).toMatchObject({ code: '55000' });
+    expect(isDatabaseUnavailable(early)).toBe(false);
     expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
     // fetch() to a server that refuses: not the database.
     expect(isDatabaseUnavailable(await fetch('http://127.0.0.1:1/').catch((error: unknown) => error))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
   });
 });
+
+describe(`${isDatabaseUnavailable.name} of a pool`, () => {
+  it('knows a pool that had no connection to give in time', async () => {
+    const pool = knex({ client: 'pg', connection: inject('databaseUrl'), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 200 });
+    try {
+      const held = await pool.transaction();
+      const waited = await pool.raw('select 1').catch((error: unknown) => error);
+      await held.rollback();
+      expect(waited).toMatchObject({ name: 'KnexTimeoutError' });
+      expect(isDatabaseUnavailable(waited)).toBe(true);
+    } finally {
+      await pool.destroy();
+    }
+  });
+});
+
+/** The error of `text` on the test database, after `before` in the same session. */
+async function sql(text: string, before?: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString: inject('databaseUrl') });
+  await client.connect();
+  try {
+    if (before) await client.query(before);
+    await client.query(text);
+  } catch (error) {
+    return error;
+  } finally {
+    await client.end();
+  }
+  throw new Error(`${text} succeeded`);
+}
 
 describe(isLoginRefused.name, () => {
   it('knows a role the server lacks, and a server that does not offer TLS', async () => {

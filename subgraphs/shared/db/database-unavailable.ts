@@ -9,8 +9,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof TypeError && error.message === 'fetch failed') return false;
   return someCause(error, ({ code, name, message }) => {
     if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    // 55000 (object_not_in_prerequisite_state) also names defects of a statement (`currval` before
+    // `nextval`): only the server's refusals of connections or of all commands are an outage.
+    if (code === '55000' && typeof message === 'string' && REFUSED_STATE.test(message)) return true;
     if (name === 'KnexTimeoutError') return true;
-    return typeof message === 'string' && /^Connection terminated|^Client has encountered a connection error/.test(message);
+    // knex puts the statement before the driver's words (`select … - Connection terminated unexpectedly`);
+    // `timeout expired` is node-postgres's for a connection not made within connectionTimeoutMillis.
+    return typeof message === 'string' && /(?:^| - )(?:Connection terminated|Client has encountered a connection error|timeout expired$)/.test(message);
   });
 }
 
@@ -31,11 +36,19 @@ function someCause(error: unknown, test: (cause: { code?: unknown; name?: unknow
   return false;
 }
 
+/**
+ * PostgreSQL's words under 55000 for a database that takes no connections (ALLOW_CONNECTIONS
+ * false) and for a server that stopped taking commands (wraparound protection).
+ */
+const REFUSED_STATE = /is not currently accepting connections|is not accepting commands/;
+
 /** PostgreSQL's codes for a server that is going or gone, and Node's for one that cannot be reached. */
 const UNAVAILABLE_CODES = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
+  '57P03', // cannot_connect_now: starting up, shutting down, in recovery
+  '57P04', // database_dropped
+  '57P05', // idle_session_timeout: the server closed a connection the pool still held
   '53300', // too_many_connections
   '3D000', // invalid_catalog_name: the database was dropped
   'ECONNREFUSED',

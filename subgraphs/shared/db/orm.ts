@@ -10,8 +10,18 @@ export function schemaOf(subgraph: Pick<SubgraphDefinition, 'name'>): string {
   return subgraph.name.replace(/-/g, '_');
 }
 
-/** MikroORM options for one subgraph: its entities, its schema, its committed migrations. */
-export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, poolMax = 10): Options {
+/**
+ * How long opening a connection may take by default (DATABASE_CONNECT_TIMEOUT_SECONDS): node-postgres
+ * waits for ever on a server that takes the connection and never answers, and knex's pool until
+ * its acquire timeout, while the request that wanted it waits too.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
+
+/**
+ * MikroORM options for one subgraph: its entities, its schema, its committed migrations. A
+ * connection not made within `connectTimeoutSeconds` fails the query waiting for it (a 503).
+ */
+export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, poolMax = 10, connectTimeoutSeconds = DEFAULT_CONNECT_TIMEOUT_SECONDS): Options {
   return {
     driver: PostgreSqlDriver,
     clientUrl,
@@ -30,7 +40,7 @@ export function ormOptions(subgraph: SubgraphDefinition, clientUrl: string, pool
     debug: false,
     // knex writes its warnings (a connection lost while the database goes away) to the console;
     // here they are log records like every other line on stderr.
-    driverOptions: { log: knexLog(subgraph.name) },
+    driverOptions: { log: knexLog(subgraph.name), connection: { connectionTimeoutMillis: connectTimeoutSeconds * 1000 } },
     migrations: {
       tableName: 'mikro_orm_migrations',
       migrationsList: subgraph.migrations,
@@ -57,6 +67,6 @@ function knexLog(subgraph: string): Record<'warn' | 'error' | 'deprecate' | 'deb
 }
 
 /** Opens a subgraph's ORM (no schema change; see `migrate`). */
-export async function openOrm(subgraph: SubgraphDefinition, clientUrl: string, poolMax?: number): Promise<Orm> {
-  return MikroORM.init(ormOptions(subgraph, clientUrl, poolMax));
+export async function openOrm(subgraph: SubgraphDefinition, clientUrl: string, poolMax?: number, connectTimeoutSeconds?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(subgraph, clientUrl, poolMax, connectTimeoutSeconds));
 }

@@ -32,7 +32,7 @@ export interface LocalSubgraph {
    * event and subscriber (a thousand subscribers of one conversation made that the most of what
    * delivering an event cost).
    */
-  subscribe: (request: LocalRequest, actor: Actor) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+  subscribe: (request: LocalRequest, actor: Actor) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | FormattedExecutionResult>;
 }
 
 export interface LocalSubgraphOptions {
@@ -75,7 +75,10 @@ export function localSubgraph({ schema, contextFor, formatError }: LocalSubgraph
     async subscribe({ document, variables, operationName }, actor) {
       const invalid = invalidity(document);
       if (invalid.length > 0) return { errors: invalid };
-      return subscribe({ schema, document, variableValues: variables, operationName, contextValue: contextFor(actor) });
+      const subscribed = await subscribe({ schema, document, variableValues: variables, operationName, contextValue: contextFor(actor) });
+      // A subscription refused at its start (no access, the database away) has its errors formatted
+      // as a query's: JSON objects, as the router reads them from a socket.
+      return Symbol.asyncIterator in subscribed || !subscribed.errors ? subscribed : { ...subscribed, errors: format(subscribed.errors) };
     },
   };
 }

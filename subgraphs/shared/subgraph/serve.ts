@@ -10,7 +10,7 @@ import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
 import type { SubgraphContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import type { Orm } from '../db/orm.js';
-import { AppError, contractError, PayloadTooLargeError, SERVER_ERROR_BODY } from '../errors.js';
+import { AppError, contractError, PayloadTooLargeError, retryAfterHeader, SERVER_ERROR_BODY, ServiceUnavailableError } from '../errors.js';
 import { logAborts, readBody, RequestAbortedError, utf8Text } from '../http.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
@@ -21,6 +21,7 @@ import { logSocketErrors, ReasonedWebSocket } from '../websocket.js';
 import { InFlight } from '../in-flight.js';
 import { projectCacheOf } from '../auth/project-cache.js';
 import { localSubgraph, type LocalSubgraph } from './local.js';
+import { isHealthPath, ownHealth, partUp, writeHealth, type Health } from '../health.js';
 
 /** What a running subgraph needs: its definition, its database, the pub/sub and the actor signer. */
 export interface SubgraphRuntime {
@@ -77,11 +78,11 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
     logAborts(log, request, response);
     inFlight.track(handleHttp(apollo, runtime, request, response)).catch((error: unknown) => {
       if (error instanceof RequestAbortedError) return;
-      const tooLarge = error instanceof PayloadTooLargeError;
-      if (!tooLarge) log.error({ err: error }, 'subgraph request failed');
-      const { status, body } = tooLarge ? contractError(error) : { status: 500, body: SERVER_ERROR_BODY };
-      if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ errors: [{ message: body.detail, extensions: { ...body, status } }] }));
+      const known = error instanceof PayloadTooLargeError ? error : isDatabaseUnavailable(error) ? new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL) : undefined;
+      if (!(known instanceof PayloadTooLargeError)) log.error({ err: error }, 'subgraph request failed');
+      const { status, body } = known ? contractError(known) : { status: 500, body: SERVER_ERROR_BODY };
+      if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json', ...retryAfterHeader(known) });
+      response.end(JSON.stringify({ errors: [{ message: body.detail, extensions: { ...known?.extensions, ...body, status } }] }));
     });
   });
   // The router keeps connections alive; closing them sooner than it expects makes it reuse a
@@ -99,6 +100,8 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
         return true;
       },
       context: (ctx) => contextFor(runtime, ctx.extra.actor!),
+      // Errors over graphql-ws are the ones HTTP would give (a refused start, the database away).
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((error) => formatError(error instanceof GraphQLError ? error.toJSON() : error, error)) } : undefined),
     },
     sockets,
   );
@@ -123,6 +126,14 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   };
 }
 
+/** A subgraph serves while its database answers and its events can flow (Redis, where configured). */
+function subgraphHealth(runtime: SubgraphRuntime): Promise<Health> {
+  return ownHealth({
+    database: () => partUp(() => runtime.orm.em.getConnection().execute('select 1')),
+    pubsub: async () => runtime.pubsub.healthy(),
+  });
+}
+
 function contextFor(runtime: SubgraphRuntime, actor: Actor): SubgraphContext {
   return {
     actor,
@@ -139,10 +150,7 @@ async function handleHttp(
   response: ServerResponse,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://subgraph');
-  if (url.pathname === '/healthz') {
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-    return;
-  }
+  if (isHealthPath(url.pathname)) return writeHealth(response, url.pathname, () => subgraphHealth(runtime));
   if (url.pathname !== '/graphql') {
     response.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"message":"Not found."}]}');
     return;
@@ -209,10 +217,8 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
   };
 }
 
-const DATABASE_UNAVAILABLE: GraphQLFormattedError = {
-  message: 'The database is unavailable; try again shortly.',
-  extensions: { code: 'service_unavailable', type: 'server_error', status: 503, attr: null },
-};
+const DATABASE_UNAVAILABLE_DETAIL = 'The database is unavailable; try again shortly.';
+const DATABASE_UNAVAILABLE: GraphQLFormattedError = new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL).toJSON();
 
 /** How long a closing subgraph waits for its operations in progress (the public listener's grace is over by then). */
 const IN_FLIGHT_BOUND_MS = 5000;
