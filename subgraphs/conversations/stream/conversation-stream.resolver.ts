@@ -17,7 +17,7 @@ export class ConversationStreamResolver {
   @Authorized('conversation:read')
   @Subscription(() => ConversationStreamEventRecord, {
     description:
-      "A conversation's runs as they go: chunks of the answer, tool calls, whole messages and status changes. Joining during a run first replays what it already produced.",
+      "A conversation's runs as they go: chunks of the answer, tool calls, whole messages and status changes. Joining during a run first replays what it already produced. Ends with an `events_lost` error when events may have been missed (the pub/sub was away): read the current state again and subscribe again.",
     subscribe: ({ args, context }) => {
       const ctx = context as SubgraphContext;
       const { conversation, run } = args as ConversationStreamArgs;

@@ -54,7 +54,7 @@ export class CustomerProfileConfigResolver {
 
   @Authorized('customer_profile_config:read')
   @Subscription(() => CustomerProfileConfigChange, {
-    description: 'Creates, updates and deletes of the configs of an environment, as they happen.',
+    description: 'Creates, updates and deletes of the configs of an environment, as they happen. Ends with an `events_lost` error when events may have been missed (the pub/sub was away): read the current state again and subscribe again.',
     subscribe: ({ args, context }) => service(context as SubgraphContext).subscribe((context as SubgraphContext).actor, (args as EnvironmentArgs).project_id),
   })
   customer_profile_config_changed(@Root() event: Envelope<ChangePayload>, @Args() _args: EnvironmentArgs): CustomerProfileConfigChange {

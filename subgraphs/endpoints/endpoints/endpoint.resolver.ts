@@ -69,7 +69,7 @@ export class EndpointResolver {
   @Authorized('endpoint:read')
   @Subscription(() => MaterializationChange, {
     name: 'endpoint_materialization_status',
-    description: "Each change of the endpoint's materialization (queued, running, completed, failed, switched off), as it happens.",
+    description: "Each change of the endpoint's materialization (queued, running, completed, failed, switched off), as it happens. Ends with an `events_lost` error when events may have been missed (the pub/sub was away): read the current state again and subscribe again.",
     subscribe: ({ args, context }) => {
       const { project_id, name } = args as EndpointArgs;
       return service(context as SubgraphContext).subscribeMaterialization((context as SubgraphContext).actor, project_id, name);
