@@ -1,14 +1,24 @@
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { cliProgram, runCommand } from '../subgraphs/shared/cli.js';
 import { generatedArtefacts } from './artefacts.js';
 
-/** `npm run schema:emit`: writes every generated file of schema/ from the code. */
-const artefacts = await generatedArtefacts();
-for (const [file, text] of Object.entries(artefacts)) {
-  const path = resolve(process.cwd(), file);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  process.stderr.write(`wrote ${file}\n`);
+const program = cliProgram(
+  'npm run schema:emit',
+  'Writes every generated file of schema/ from the code: each subgraph SDL, the supergraph, the public API schema and the OpenAPI document.',
+);
+
+/** `npm run schema:emit`: writes every generated file of schema/ from the code, once its arguments are known good. */
+async function main(): Promise<void> {
+  const artefacts = await generatedArtefacts();
+  for (const [file, text] of Object.entries(artefacts)) {
+    const path = resolve(process.cwd(), file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    process.stderr.write(`wrote ${file}\n`);
+  }
+  process.exit(0);
 }
-process.exit(0);
+
+runCommand(program, 'schema:emit failed', main);

@@ -12,6 +12,7 @@ const COMMANDS = [
   { name: 'npm run db:migrate', script: 'subgraphs/cli/migrate.cli.js', options: [] },
   { name: 'npm run db:migration:create', script: 'subgraphs/cli/migration-create.cli.js', options: ['subgraph'] },
   { name: 'node dist/subgraphs/cli/subgraph.cli.js', script: 'subgraphs/cli/subgraph.cli.js', options: ['<name>'] },
+  { name: 'npm run schema:emit', script: 'schema/emit.js', options: [] },
   {
     name: 'npm run import',
     script: 'rest-compat/import/import.cli.js',

@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -17,6 +20,27 @@ describe('npm scripts', () => {
   it.each(['schema:emit', 'db:migration:create'])('%s compiles into a directory of its own, not dist/', (name) => {
     expect(scripts[name]).toContain('--outDir .tools-build');
     expect(scripts[name]).not.toMatch(/rmSync\('dist'|--outDir dist/);
+  });
+
+  it.each([
+    ['--help', 0, /^usage: npm run build /, ''],
+    ['--bogus', 2, /^$/, 'npm run build takes no arguments: --bogus\nusage: npm run build\n'],
+  ])('build %s answers before it deletes dist/ (exit %i)', (flag, code, stdout, stderr) => {
+    // npm appends the arguments to the script's last word; run it so, where a dist/ would be lost.
+    const dir = mkdtempSync(join(tmpdir(), 'analytics-build-'));
+    mkdirSync(join(dir, 'dist'));
+    writeFileSync(join(dir, 'dist', 'kept'), '');
+    const run = spawnSync('sh', ['-c', `${scripts.build} ${flag}`], { cwd: dir, encoding: 'utf8' });
+    expect({ code: run.status, stderr: run.stderr }).toEqual({ code, stderr });
+    expect(run.stdout).toMatch(stdout);
+    expect(existsSync(join(dir, 'dist', 'kept'))).toBe(true);
+  });
+
+  it('test: an unknown option is one line and the usage, exit 2, no stack trace', () => {
+    expect(scripts.test).toBe('node test/kit/vitest.cli.mjs run');
+    const run = spawnSync(process.execPath, ['test/kit/vitest.cli.mjs', 'run', '--bogus'], { encoding: 'utf8' });
+    expect({ code: run.status, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(run.stderr).toBe("error: Unknown option `--bogus`\nusage: npm test [-- [vitest options] [file filters]]   (npm test -- --help lists vitest's options)\n");
   });
 
   it('sends npm\'s run-script banner to stderr, and leaves npm its own messages', () => {
