@@ -259,7 +259,7 @@ function routeKey(route: { method?: string; path: string }): string {
 /**
  * SOFA's handler of every route, by method and path. A matched request goes straight to its
  * handler: SOFA's router (fets) would match the path again, trying the URLPattern of every route
- * with a parameter in turn (a tenth of a REST request's time), and has nothing else to do for it
+ * with a parameter in turn (much of a REST request's time), and has nothing else to do for it
  * (SOFA's routes carry plain JSON schemas, which fets's TypeBox checks pass over).
  */
 function sofaHandlers(router: ReturnType<typeof createSofaRouter>): Map<string, SofaHandler> {

@@ -73,8 +73,8 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     transports: { http: options.local ? localFirstTransport(options.local, router.currentActor) : httpTransport, ws: wsTransport },
     // Batching merges an operation's parallel fetches to one subgraph into one request, which
     // saves round trips over HTTP. In process there is no round trip to save, and it costs a
-    // DataLoader per operation and subgraph and a tick's wait before each call: 4-5% of a
-    // worker's CPU a request under the router bench's distinct queries.
+    // DataLoader per operation and subgraph and a tick's wait before each call: a clear share of a
+    // worker's CPU under the router bench's distinct queries (test/bench/RESULTS.md).
     __experimental__batchExecution: !options.local,
     transportEntries: SUBSCRIPTIONS_OVER_WS,
     plugins: (context) => {
@@ -108,7 +108,7 @@ export function directOperationOf(gateway: GatewayRuntime<RouterContext>): Direc
 /**
  * The runtime's own logger, silent (the platform logs with pino) and its own child. The runtime
  * makes a child per request and per subgraph call, and each new logger reads LOG_LEVEL and DEBUG
- * from the environment: about 1% of a worker under distinct queries, for nothing written.
+ * from the environment: a worker's time under distinct queries, spent for nothing written.
  */
 class SilentLogger extends HiveLogger {
   constructor() {
@@ -270,7 +270,7 @@ function rootFieldScope(scopes: ReadonlyMap<string, readonly RequiredScope[]>): 
 /**
  * Signs actors, reusing the signature of an actor object made in the last AUTH_CACHE_MS: the
  * authenticator hands out one object per key for that long, so the header says the same, and
- * signing (JSON, base64, HMAC) every operation cost 0.3–1.4% of a worker. The header expires
+ * signing (JSON, base64, HMAC) every operation would redo the same work. The header expires
  * ACTOR_TTL_SECONDS after it was made, whoever reuses it.
  */
 export function recentSignatures(signer: ActorSigner, clock: () => number = Date.now): (actor: Actor) => { header: string; signedAt: number } {
@@ -295,8 +295,8 @@ interface OperationContext {
 
 /**
  * The operation's Authorization. Over HTTP it is read from the request itself: the gateway's
- * `headers` there is a proxy over the request's Headers, which lists them by reading each one (1%
- * of a worker's time under distinct queries).
+ * `headers` there is a proxy over the request's Headers, which lists them by reading each one (a
+ * cost that shows under distinct queries).
  */
 function authorizationOf(ctx: OperationContext): string | undefined {
   if (!ctx.connectionParams && ctx.request) return ctx.request.headers.get('authorization') ?? undefined;

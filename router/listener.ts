@@ -292,7 +292,7 @@ function writeRefusal(response: ServerResponse, error: AppError, graphql: boolea
 
 /**
  * Batches handled at once by this process, and the bytes they may weigh together: a batch takes
- * about 25 times its JSON in memory while it is parsed, checked and written (measured with 20 MiB
+ * many times its JSON in memory while it is parsed, checked and written (as measured with 20 MiB
  * of small events), so two of the largest at once, or eight ordinary ones. Shared by every
  * listener that serves `/batch/`.
  */

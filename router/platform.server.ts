@@ -145,8 +145,8 @@ export function restOverRouter(parts: {
  * The REST layer's operations, run without the router's HTTP pipeline (`directOperation` in
  * post.fast-path.ts): they come from within (http://router/, not counted in the GraphQL metrics)
  * already parsed, and their result goes back as an object with the errors `useContractErrors`
- * makes (see rest-compat/executors.ts). The REST reads of the settings bench answered 11–19% more
- * a second at ten clients than through Yoga (test/bench/RESULTS.md, 2026-11-28 21:10–21:55).
+ * makes (see rest-compat/executors.ts). The REST reads of the settings bench answer more requests
+ * a second this way than through Yoga (measured in test/bench/RESULTS.md).
  */
 export function restFastPath(run: DirectOperation): DirectRouterCall {
   return async (operation, request, headers) => {

@@ -98,8 +98,8 @@ export function directOperation(gateway: GatewayRuntime<RouterContext>, configCo
  * Answers the GraphQL POSTs that Yoga would answer in a way known beforehand, calling envelop's
  * parse, validate, context and execute (with every plugin's hooks on them) directly: the runtime's
  * HTTP pipeline around an operation (a WHATWG Request and Response, a dozen plugins' request and
- * response hooks, its parameter and result processing) took about 30% of a GraphQL request's CPU
- * under distinct queries (test/bench/RESULTS.md, 2026-11-28). It takes a POST of JSON to `/graphql`
+ * response hooks, its parameter and result processing) took a large share of a GraphQL request's CPU
+ * under distinct queries (test/bench/RESULTS.md). It takes a POST of JSON to `/graphql`
  * with no query string, no `Origin` (CORS), no `Content-Encoding`, an `Accept` for which Yoga answers
  * `application/json`, and a body of `query`, `variables` and `operationName` only, of a query or
  * mutation; on those, every request hook of the runtime's does nothing but what is done here (the

@@ -2,10 +2,10 @@
  * V8's young generation for the workers that serve requests: semi-spaces of up to 32 MB, against
  * Node 20's 16. A burst of work (an event fanned out to a thousand subscribers, each delivery with
  * its promises and result objects) fills the default young generation many times over while most of
- * it is still alive, so each scavenge copies it and promotes it. At 32 MB, one process delivering a
- * 200-chunk answer to 1,000 graphql-ws subscribers spent about a tenth less CPU and its p99 fell
- * from 221–280 ms to 135–171 ms; the tree of two workers holds about 55 MB more at rest (64 MB gave
- * about the same latency for 155 MB more; RESULTS.md, 2026-11-29). It can only be set when a process
+ * it is still alive, so each scavenge copies it and promotes it. At 32 MB, a process fanning an
+ * answer out to a thousand graphql-ws subscribers spends less CPU and its tail latency falls, for
+ * some memory more at rest; 64 MB gave no better latency for much more memory (measured in
+ * test/bench/RESULTS.md). It can only be set when a process
  * starts, so a cluster's primary gives it to the workers it forks; an operator's own
  * semi-space size (the primary's argument, or NODE_OPTIONS, which the workers inherit) wins.
  */

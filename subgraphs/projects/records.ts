@@ -93,7 +93,7 @@ export function projectRecord(project: Project, primary: Environment, actor: Act
 /**
  * A project as the list shows it (PostHog's basic form), from its list row. Its token is opened
  * at once, unlike a whole record's (`withTokens`): opened tokens are cached, and a getter defined
- * on each of a page's records cost 1.2 µs a record more than the whole record's making (0.4 µs),
+ * on each of a page's records cost more than making the whole record (test/bench/RESULTS.md),
  * leaving each in V8's slow dictionary form for the fields read after it. A token that does not
  * open (sealed under another SECRET_KEY) still fails only a caller that asks for it.
  */

@@ -11,8 +11,8 @@ export function isGzip(bytes: Uint8Array): boolean {
 
 /**
  * The text of a body read as UTF-8 (what is not UTF-8 becomes U+FFFD). ASCII, which most JSON is,
- * is copied byte for byte instead: about twice as fast to make, and faster to parse, for the same
- * string (a 2 MB body: 1.3 ms against 2.4, and 3.2 against 4.5 to parse).
+ * is copied byte for byte instead, with no decoding to do: faster to make and faster to parse, for
+ * the same string (a 2 MB body, measured in test/bench/RESULTS.md).
  */
 export function utf8Text(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
@@ -97,8 +97,8 @@ const GRAPHQL_BODY_TYPE = /^\s*application\/(json|graphql\+json|graphql|x-www-fo
  * they are (`readBytes`); any other reads them through the Request, which holds the same bytes
  * (a stream of them is made only for a reader of `body`). Like every Request this process makes
  * for itself, it is the Request of Yoga's and SOFA's fetch API (@whatwg-node's), which reads Node's
- * headers object where it is: Node's own Request, with the headers copied, took 15 µs to make,
- * this one 0.5.
+ * headers object where it is: Node's own Request copies the headers, and took many times as long
+ * to make (test/bench/RESULTS.md).
  */
 export class ReadBodyRequest extends FetchRequest {
   constructor(
@@ -115,8 +115,8 @@ export class ReadBodyRequest extends FetchRequest {
  * A GraphQL request over a body the listener has read and limited, with no stream: its body is
  * read by `text()`, `json()` or `arrayBuffer()` only, which are all Yoga's parsers use. Yoga wraps
  * any request that has a body in a byte-counting TransformStream and a new Request, for a limit
- * (25 MB) above the listener's; making and piping those streams took about 4% of a worker's time
- * under distinct GraphQL queries.
+ * (25 MB) above the listener's; making and piping those streams showed up in a worker's profile
+ * under distinct GraphQL queries (test/bench/RESULTS.md).
  */
 export class ReadGraphqlRequest extends FetchRequest {
   constructor(
@@ -183,7 +183,7 @@ const BODILESS_STATUSES = new Set([204, 304]);
 
 /**
  * Writes a WHATWG Response to a Node response. A whole answer (JSON, an asset) is written in one
- * `end()` with its length: reading it through a stream cost about 1% of a worker. A streamed one
+ * `end()` with its length: reading it through a stream costs a worker for nothing. A streamed one
  * is written as it comes.
  */
 export async function writeResponse(result: Response, response: ServerResponse): Promise<void> {
@@ -200,7 +200,7 @@ export async function writeResponse(result: Response, response: ServerResponse):
 
 /**
  * Whether a Response has a body, without making one: `body` makes a stream of a whole answer (a
- * Readable, a ReadableStream and a Proxy over them, about 1% of a worker under distinct queries),
+ * Readable, a ReadableStream and a Proxy over them, a cost seen under distinct queries),
  * where @whatwg-node's Response (Yoga's, SOFA's) holds what it was made with.
  */
 function hasBody(result: Response): boolean {

@@ -35,7 +35,7 @@ export const MAX_JSON_DEPTH = 64;
 /**
  * Whether a parsed JSON value nests deeper than `max` levels. Iterative, so that a hostile value
  * nested a million levels deep cannot overflow the stack while being checked. Strings are not read:
- * scanning a 2 MB one costs 0.1–0.25 ms, for a question about shape.
+ * scanning a 2 MB one is real work (timed in test/bench/RESULTS.md) for a question about shape.
  */
 export function exceedsDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
   return walkJson(value, max, () => null) === 'too_deep';

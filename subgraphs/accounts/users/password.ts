@@ -5,8 +5,8 @@ export const COST: ScryptOptions = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 
 const KEY_LENGTH = 32;
 
 /**
- * scrypt runs at most this many at once: each takes 128 MiB and a libuv thread (of four) for about
- * a third of a second, so a burst of password checks waits its turn instead of exhausting memory
+ * scrypt runs at most this many at once: each takes 128 MiB and a libuv thread (of four) for a
+ * deliberately long time, so a burst of password checks waits its turn instead of exhausting memory
  * and the thread pool that file and DNS work share.
  */
 const MAX_CONCURRENT = 2;

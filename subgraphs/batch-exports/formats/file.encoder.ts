@@ -22,7 +22,7 @@ export function fileExtension(format: FileFormat, compression: string | null): s
   return codec ? `${base}.${codec}` : base;
 }
 
-/** Fast brotli: its default (quality 11) writes about 1 MB/s. */
+/** Fast brotli: its default (quality 11) is far too slow for an export's volume. */
 const BROTLI_QUALITY = 4;
 
 /** A file being written: pages go in, bytes of the chosen format and compression go to `out`. */

@@ -6,8 +6,8 @@ const PERSON_TABLES = ['persons', 'person_distinct_ids'];
 /**
  * Analyzes the person tables when they changed by more than a fifth (and a thousand rows) since
  * PostgreSQL last counted them. Right after an import, before autovacuum has looked, the planner
- * takes them for nearly empty and joins every event to a full scan of them: an export of a
- * hundred thousand events took a minute instead of three seconds.
+ * takes them for nearly empty and joins every event to a full scan of them: an export then takes
+ * many times as long (test/bench/RESULTS.md).
  */
 export async function refreshPersonStatistics(em: EntityManager): Promise<string[]> {
   const stale = await em.execute<{ relname: string }[]>(

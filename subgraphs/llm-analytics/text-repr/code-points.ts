@@ -15,8 +15,8 @@ export function hasSurrogates(text: string): boolean {
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 
 /**
- * Number of code points; a lone surrogate counts as one, as in Python. Counting pairs with a regex scan is about
- * three times faster than a charCodeAt loop on sparse emoji, and no slower on dense ones.
+ * Number of code points; a lone surrogate counts as one, as in Python. Counting pairs with a regex scan is
+ * faster than a charCodeAt loop on sparse emoji, and no slower on dense ones.
  */
 export function codePointLength(text: string): number {
   if (!SURROGATE.test(text)) return text.length;

@@ -27,8 +27,8 @@ export class Project {
 
   /**
    * The name as PostgreSQL's `lower()` folds it, kept by the database. ILIKE in a UTF-8 database
-   * is `lower(text) LIKE lower(pattern)`, folding every name it compares on every search (a third of
-   * a search's time over 10,000 projects); a search compares this column with LIKE instead: the
+   * is `lower(text) LIKE lower(pattern)`, folding every name it compares on every search (much of
+   * a search's time: test/bench/RESULTS.md); a search compares this column with LIKE instead: the
    * same answers, folded once per write. Never read by the platform, so never selected.
    */
   @Property<Project>({ type: 'text', generated: (columns) => `(lower(${columns.name})) stored`, lazy: true, hidden: true })

@@ -7,8 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * `?` marks a value; a value that is an array stands for a list of them (knex's rule).
  *
  * With `prepareAs`, the statement is prepared under that name once per pooled connection: PostgreSQL
- * parses it then, not on each request (parsing and planning were a third of the project list's
- * statement). For statements most requests make, whose text never changes (so no array values) and
+ * parses it then, not on each request (parsing and planning were a large share of the project
+ * list's statement). For statements most requests make, whose text never changes (so no array values) and
  * whose one plan suits every value: after five runs PostgreSQL may keep a generic plan, made without
  * the values. Behind PgBouncer in transaction mode, that needs its `max_prepared_statements` (1.21 or later).
  */

@@ -39,8 +39,8 @@ const LINE_FEED = 0x0a;
  * `COPY <target> FROM STDIN` of `lines` (COPY text, `copyRows`) on the connection of the
  * EntityManager's transaction, which it needs. COPY writes rows a page at a time (one WAL record a
  * page, through a ring of buffers of its own), where an INSERT writes them one at a time through the
- * shared buffers: a batch of a thousand events cost PostgreSQL about a third less (RESULTS.md,
- * 2026-11-29).
+ * shared buffers: a large batch costs PostgreSQL less this way (measured in
+ * test/bench/RESULTS.md).
  */
 export async function copyInto(em: EntityManager, target: string, lines: Buffer): Promise<void> {
   const transaction = em.getTransactionContext<{ client: { acquireConnection(): Promise<pg.Client> } }>();

@@ -39,7 +39,7 @@ export async function readPage<Entity extends object>(
  * The page's rows, mapped to the entity's properties as the QueryBuilder maps them. Its statement
  * is written once per entity, filter shape and order, and then only run with this filter's values
  * (see {@link pageStatement}): building it through the QueryBuilder, knex and their compilers on
- * every request took 7% of a worker's time under the router bench's distinct queries.
+ * every request took a large share of a worker's time under distinct queries (test/bench/RESULTS.md).
  */
 async function readRows<Entity extends object>(
   em: EntityManager,
