@@ -1,8 +1,16 @@
 import { createRequire } from 'node:module';
 import swc from 'unplugin-swc';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
+
+const EVERY_TEST = ['subgraphs', 'router', 'rest-compat', 'schema', 'test'].map((folder) => `${folder}/**/*.test.ts`);
+const TIERED = ['**/*.db.test.ts', '**/*.e2e.test.ts', '**/*.slow.test.ts'];
+
+/** A tier: the root's settings and its own files; every tier but unit gets the run's build and database. */
+function tier(name: string, test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration {
+  return { extends: true, test: { name, globalSetup: ['test/kit/global-setup.ts'], setupFiles: ['test/kit/setup.ts'], ...test } };
+}
 
 export default defineConfig({
   // esbuild emits no decorator metadata; type-graphql and MikroORM need it.
@@ -13,13 +21,21 @@ export default defineConfig({
     alias: { graphql: require.resolve('graphql') },
   },
   test: {
-    include: ['subgraphs/**/*.test.ts', 'router/**/*.test.ts', 'rest-compat/**/*.test.ts', 'schema/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/kit/global-setup.ts'],
-    setupFiles: ['test/kit/setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
+    // Tiers, by the name's suffix: `npm test` runs them all, `npm run test:<tier>` one alone.
+    projects: [
+      // What needs no database, no Redis and no process: the code's rules, in under a minute.
+      tier('unit', { include: EVERY_TEST, exclude: [...TIERED, ...configDefaults.exclude], globalSetup: [] }),
+      // PostgreSQL and Redis, with the platform in the test's own process.
+      tier('db', { include: ['**/*.db.test.ts'] }),
+      // The built platform started as its users start it: processes, ports, signals.
+      tier('e2e', { include: ['**/*.e2e.test.ts'] }),
+      // Generated requests by the thousand and a real browser.
+      tier('slow', { include: ['**/*.slow.test.ts'] }),
+    ],
   },
 });

@@ -1,6 +1,6 @@
 import type {} from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -28,16 +28,32 @@ declare module 'vitest' {
  * the machine's PostgreSQL, or, when there is none, on an embedded PostgreSQL started for the run.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  rmSync(BUILD_DIR, { recursive: true, force: true });
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR, '--incremental', 'false'], { stdio: 'inherit' });
-  const server = await databaseServer();
+  // Every tier of a run has this setup (vitest runs it once a tier, in one process): they share
+  // the build and the server, and each gets a database of its own.
+  const run = ((globalThis as { analyticsTestRun?: SharedRun }).analyticsTestRun ??= { prepared: prepare(), tiers: 0 });
+  run.tiers++;
+  const server = await run.prepared;
   const databaseUrl = await createScratchDatabase(server.url, 'analytics_test');
   project.provide('databaseUrl', databaseUrl);
   project.provide('redisUrl', TEST_REDIS_URL);
   return async () => {
     await dropDatabase(databaseUrl);
-    await server.stop();
+    if (--run.tiers === 0) await server.stop();
   };
+}
+
+interface SharedRun {
+  prepared: Promise<{ url: string; stop: () => Promise<void> }>;
+  tiers: number;
+}
+
+async function prepare(): Promise<{ url: string; stop: () => Promise<void> }> {
+  // CI runs the tiers one after another on one checkout: the first one's build serves the rest.
+  if (!(process.env.TEST_BUILD_REUSE && existsSync(BUILD_DIR))) {
+    rmSync(BUILD_DIR, { recursive: true, force: true });
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR, '--incremental', 'false'], { stdio: 'inherit' });
+  }
+  return databaseServer();
 }
 
 async function databaseServer(): Promise<{ url: string; stop: () => Promise<void> }> {
