@@ -8,7 +8,7 @@ import { RedisPubSub } from '../subgraphs/shared/pubsub/redis.pubsub.js';
 import { FLOOR_BLOCK, SequenceFloors } from '../subgraphs/shared/pubsub/sequence-floors.js';
 import { api } from './kit/http.js';
 import { freePort, startPlatform, type Platform } from './kit/process.js';
-import { ownRedis } from './kit/redis.js';
+import { ownRedis, stopRedis } from './kit/redis.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
 import { collect, wsClient } from './kit/ws.js';
@@ -23,13 +23,7 @@ afterEach(async () => {
 async function killableRedis(): Promise<{ url: string; kill: () => Promise<void>; restart: () => Promise<void> }> {
   const port = await freePort();
   let server: ChildProcess = await ownRedis(port);
-  // Gone before it is started again: one still dying would answer for the new one, which finds its port taken.
-  const kill = async () => {
-    if (server.exitCode !== null || server.signalCode !== null) return;
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGKILL');
-    await exited;
-  };
+  const kill = () => stopRedis(server);
   cleanups.push(kill);
   return {
     url: `redis://127.0.0.1:${port}`,

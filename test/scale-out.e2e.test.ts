@@ -10,7 +10,7 @@ import { api, gql } from './kit/http.js';
 import { anEvent } from './kit/ingest.js';
 import { portTaken, readProcfile, startEntry, untilAnswers, type ProcfileEntry, type ProcfileProcess } from './kit/procfile.js';
 import { BUILD_DIR, freePort, runCli } from './kit/process.js';
-import { ownRedis } from './kit/redis.js';
+import { ownRedis, stopRedis } from './kit/redis.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 import { collect, wsClient } from './kit/ws.js';
@@ -43,14 +43,6 @@ const env: Record<string, string> = {
   RATE_LIMIT_PERSONAL_KEY_PER_MINUTE: '0',
   RATE_LIMIT_PERSONAL_KEY_PER_HOUR: '0',
 };
-
-/** Stops this file's Redis and waits until it has gone. */
-async function stopRedis(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGKILL');
-  await exited;
-}
 
 const running = new Map<string, ProcfileProcess>();
 let tenant: Tenant;

@@ -13,3 +13,11 @@ export async function ownRedis(port: number): Promise<ChildProcess> {
   }
   throw new Error('redis-server did not start');
 }
+
+/** Kills a Redis started by {@link ownRedis} and waits until it has gone: one still dying would answer for the next on its port. */
+export async function stopRedis(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGKILL');
+  await exited;
+}
