@@ -44,7 +44,7 @@ const sorted = (uuids: string[]) => [...uuids].sort();
 
 describe('export pages at the result byte cap', () => {
   it.each<ExportTime>(['timestamp', 'created_at'])('end early after a whole row and go on after it, by %s: every event read once', async (by) => {
-    const query = await checkExportQuery('SELECT uuid, properties FROM events');
+    const query = await checkExportQuery(owner.environment_id, 'SELECT uuid, properties FROM events');
     const window = { teamId: owner.environment_id, by, start: null, end: new Date() };
     const read: string[] = [];
     const sizes: number[] = [];
@@ -76,7 +76,7 @@ describe('export pages at the result byte cap', () => {
 describe('export pages bounded from above', () => {
   it.each<ExportTime>(['timestamp', 'created_at'])('go on past pages that filters leave empty, by %s: each matching event once', async (by) => {
     const wanted = [5, 333, 599];
-    const query = await checkExportQuery(`SELECT uuid FROM events WHERE properties.index IN (${wanted.map((index) => `'${index}'`).join(', ')})`);
+    const query = await checkExportQuery(owner.environment_id, `SELECT uuid FROM events WHERE properties.index IN (${wanted.map((index) => `'${index}'`).join(', ')})`);
     const window = { teamId: owner.environment_id, by, start: null, end: new Date() };
     const read: string[] = [];
     const sizes: number[] = [];

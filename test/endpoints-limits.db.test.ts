@@ -68,7 +68,7 @@ describe(`${QueryExecutor.name} limits`, () => {
   });
   afterAll(() => orm?.close());
 
-  const compiled = async (text: string) => compileQuery(await prepareQuery(hogql(text)), { variables: {} });
+  const compiled = async (text: string) => compileQuery(await prepareQuery(attacker.environment_id, hogql(text)), { variables: {} });
   const run = async (text: string, limits: { maxBytes?: number; partial?: boolean }) =>
     new QueryExecutor(orm.em.fork(), createLogger('silent')).run(attacker.environment_id, await compiled(text), undefined, limits);
   // Each row of a thousand characters is a little more on the wire (its length and the field's).

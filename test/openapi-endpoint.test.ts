@@ -24,14 +24,14 @@ const QUERIES: [string, unknown, boolean][] = [
 
 describe(endpointOpenApi.name, () => {
   it.each(QUERIES)('describes %s in a document both validators accept', async (name, query, materialized) => {
-    const document = endpointOpenApi(endpoint(name), await prepareQuery(query), materialized);
+    const document = endpointOpenApi(endpoint(name), await prepareQuery(7, query), materialized);
     expect(await swaggerParserError(document)).toBeNull();
     expect(await redoclySpecProblems(document)).toEqual([]);
     expect(document).toMatchObject({ openapi: '3.0.3', servers: [{ url: '/' }] });
   });
 
   it("answers the contract's errors, 429 with Retry-After", async () => {
-    const document = endpointOpenApi(endpoint('one-type'), await prepareQuery(hogql('select event from events')), false) as Record<string, never>;
+    const document = endpointOpenApi(endpoint('one-type'), await prepareQuery(7, hogql('select event from events')), false) as Record<string, never>;
     const operation = (document.paths as Record<string, { post: { responses: Record<string, { headers?: object; content?: object }> } }>)['/api/projects/7/endpoints/one-type/run']!.post;
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '405', '429']);
     expect(operation.responses['429']!.headers).toHaveProperty('Retry-After');

@@ -117,7 +117,7 @@ export class BatchExportService {
     if (item.hogql_query !== null) {
       if (item.model !== 'events') throw new ValidationError('A hogql_query exports events: the model must be events.', 'hogql_query');
       if (!destination.takesQuery) throw new ValidationError(`${destination.type} batch exports send their own fields and take no hogql_query.`, 'hogql_query');
-      const query = await endpointsFacade.checkExportQuery(item.hogql_query);
+      const query = await endpointsFacade.checkExportQuery(item.environment_id, item.hogql_query);
       item.schema = { fields: query.fields, values: {}, hogql_query: query.hogql_query };
     }
     if (item.filters !== null && item.filters.length > 0) {

@@ -30,11 +30,11 @@ interface Read<K> {
 
 const queries = new Map<string, Promise<ExportQuery>>();
 
-/** A checked query, parsed once per text in a process. */
-function exportQuery(text: string): Promise<ExportQuery> {
+/** A checked query, parsed once per text in a process (in the turn of the environment that asked first). */
+function exportQuery(teamId: number, text: string): Promise<ExportQuery> {
   let query = queries.get(text);
   if (!query) {
-    query = endpointsFacade.checkExportQuery(text);
+    query = endpointsFacade.checkExportQuery(teamId, text);
     query.catch(() => queries.delete(text));
     if (queries.size > 1000) queries.clear();
     queries.set(text, query);
@@ -68,7 +68,7 @@ export async function runSource(em: EntityManager, log: Logger, batchExport: Bat
     };
     return { columns, pages: (signal) => prefetched(read, columns, signal) };
   }
-  const query = await exportQuery(destination.takesQuery && batchExport.hogql_query ? batchExport.hogql_query : destination.eventsQuery);
+  const query = await exportQuery(teamId, destination.takesQuery && batchExport.hogql_query ? batchExport.hogql_query : destination.eventsQuery);
   const columns = endpointsFacade.exportColumns(query) as ExportColumn[];
   const exportWindow: ExportWindow = {
     teamId,

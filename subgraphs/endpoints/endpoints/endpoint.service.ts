@@ -68,7 +68,7 @@ export class EndpointService {
     const environment = await this.environment(actor, args.project_id);
     refuseNulls(args, NOT_NULL_FIELDS);
     const name = checkName(args.name);
-    const prepared = await prepareQuery(args.query);
+    const prepared = await prepareQuery(environment.id, args.query);
     compileForCheck(prepared);
     const userId = requireUserId(actor);
     const endpoint = Object.assign(new Endpoint(), {
@@ -110,7 +110,7 @@ export class EndpointService {
     if (version.version !== endpoint.current_version && (args.is_materialized != null || args.sync_frequency != null)) {
       throw new ValidationError('Only the current version is materialized: leave out `version` to change materialization.', 'version');
     }
-    const prepared = queryGiven ? await prepareQuery(args.query) : await prepareQuery(version.query);
+    const prepared = await prepareQuery(endpoint.environment_id, queryGiven ? args.query : version.query);
     let madeVersion = false;
     if (queryGiven && !sameQuery(prepared.node, version.query)) {
       madeVersion = true;
@@ -166,7 +166,7 @@ export class EndpointService {
   async openapi(actor: Actor, environmentId: number, name: string): Promise<Record<string, unknown>> {
     const { endpoint } = await this.find(actor, environmentId, name);
     const current = await this.latest(endpoint);
-    return endpointOpenApi(endpoint, await prepareQuery(current.query), current.is_materialized);
+    return endpointOpenApi(endpoint, await prepareQuery(endpoint.environment_id, current.query), current.is_materialized);
   }
 
   async materializationStatus(actor: Actor, environmentId: number, name: string): Promise<MaterializationRecord> {

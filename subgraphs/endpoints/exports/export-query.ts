@@ -77,8 +77,8 @@ export interface ExportPage {
  * Checks a batch export's `SELECT … FROM events` as PostHog does (no unions, CTEs, subqueries or
  * joins; only the fields a batch export reads) and says what it exports. 400s name `hogql_query`.
  */
-export async function checkExportQuery(text: string): Promise<ExportQuery> {
-  const ast = await asExportError(() => parseHogQLSelect(text), 'hogql_query');
+export async function checkExportQuery(environmentId: number, text: string): Promise<ExportQuery> {
+  const ast = await asExportError(() => parseHogQLSelect(environmentId, text), 'hogql_query');
   if (isKind(ast, 'SelectSetQuery')) throw new ValidationError('UNIONs are not supported', 'hogql_query');
   if (!isKind(ast, 'SelectQuery')) throw new ValidationError('Unsupported HogQL query', 'hogql_query');
   if (ast.ctes) throw new ValidationError('CTEs are not supported', 'hogql_query');

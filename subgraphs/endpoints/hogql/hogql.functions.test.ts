@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { compileHogQL } from './hogql.compiler.js';
 import { parseHogQLSelect } from './hogql.parser.js';
 
+// Parses take turns by environment; these all count against one.
+const TEST_ENVIRONMENT = 1;
+
 /** The SQL of the first column of `SELECT <expr> FROM events`, and its type. */
 async function column(expr: string): Promise<{ sql: string; type: string }> {
-  const compiled = compileHogQL(await parseHogQLSelect(`SELECT ${expr} FROM events`), { variables: {} });
+  const compiled = compileHogQL(await parseHogQLSelect(TEST_ENVIRONMENT, `SELECT ${expr} FROM events`), { variables: {} });
   const sql = /^SELECT (.*) AS "_c1"/.exec(compiled.sql)![1]!;
   return { sql, type: compiled.columns[0]!.type };
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { FairSlots } from '../../shared/fair-slots.js';
 import { WorkerBudgetError, WorkerPool } from '../../shared/worker-pool.js';
 import { PARSE_BUDGET_MS, PARSE_WORKERS } from './hogql.limits.js';
 
@@ -26,18 +27,32 @@ const SETUP = `async ({ parserPath }) => {
 
 let pool: WorkerPool<string, ParseOutcome> | null = null;
 
-/** Parses HogQL text with PostHog's WebAssembly parser in a worker thread, within PARSE_BUDGET_MS. */
-export async function parseInWorker(query: string): Promise<ParseOutcome> {
+/**
+ * The workers shared fairly between environments: one environment's long parses hold at most its
+ * share of them while another's wait, so a tenant sending texts that run to the budget delays
+ * only its own parses.
+ */
+let turns: FairSlots | null = null;
+
+/**
+ * Parses HogQL text with PostHog's WebAssembly parser in a worker thread, within PARSE_BUDGET_MS,
+ * taking its turn among the parses of `environmentId`'s environment.
+ */
+export async function parseInWorker(environmentId: number, query: string): Promise<ParseOutcome> {
+  turns ??= new FairSlots(PARSE_WORKERS);
   pool ??= new WorkerPool({
     setup: SETUP,
     data: { parserPath: createRequire(import.meta.url).resolve('@posthog/hogql-parser') },
     size: PARSE_WORKERS,
     budgetMs: PARSE_BUDGET_MS,
   });
+  const release = await turns.acquire(environmentId);
   try {
     return await pool.run(query);
   } catch (error) {
     if (error instanceof WorkerBudgetError) return { tooComplex: 'budget' };
     throw error;
+  } finally {
+    release();
   }
 }

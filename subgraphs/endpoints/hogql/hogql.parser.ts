@@ -14,22 +14,23 @@ interface ParseFailure {
  * Parses a HogQL SELECT (or UNION) with PostHog's parser, positions included. Refuses blank text,
  * text over MAX_QUERY_BYTES, syntax errors (with PostHog's wording and the position), trees nested
  * deeper than MAX_DEPTH, and texts the parser cannot finish within its stack or PARSE_BUDGET_MS
- * (QueryTooComplexError). The parse itself runs in a worker thread, never on the event loop.
+ * (QueryTooComplexError). The parse itself runs in a worker thread, never on the event loop, in
+ * its turn among `environmentId`'s parses (each environment has its share of the workers).
  */
-export async function parseHogQLSelect(query: string): Promise<HogQLNode> {
+export async function parseHogQLSelect(environmentId: number, query: string): Promise<HogQLNode> {
   if (typeof query !== 'string' || query.trim() === '') throw new HogQLError('Invalid HogQL query: the query is empty.');
   if (Buffer.byteLength(query, 'utf8') > MAX_QUERY_BYTES) {
     throw new HogQLError(`Invalid HogQL query: the query is longer than ${MAX_QUERY_BYTES} bytes.`);
   }
-  const answer = JSON.parse(await parseText(query)) as unknown;
+  const answer = JSON.parse(await parseText(environmentId, query)) as unknown;
   if (isFailure(answer)) throw new HogQLError(`Invalid HogQL query: ${answer.message}${positionOf(query, answer)}`);
   if (!isNode(answer)) throw new HogQLError('Invalid HogQL query: the parser answered no query.');
   assertDepth(answer);
   return answer;
 }
 
-async function parseText(query: string): Promise<string> {
-  const outcome = await parseInWorker(query);
+async function parseText(environmentId: number, query: string): Promise<string> {
+  const outcome = await parseInWorker(environmentId, query);
   if ('tooComplex' in outcome) throw new QueryTooComplexError();
   return outcome.json;
 }

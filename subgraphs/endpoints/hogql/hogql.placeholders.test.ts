@@ -3,18 +3,21 @@ import { compileHogQL, placeholdersOf } from './hogql.compiler.js';
 import { parseHogQLSelect } from './hogql.parser.js';
 import type { VariableValue } from './hogql.types.js';
 
+// Parses take turns by environment; these all count against one.
+const TEST_ENVIRONMENT = 1;
+
 async function compile(query: string, variables: Record<string, VariableValue>) {
-  return compileHogQL(await parseHogQLSelect(query), { variables });
+  return compileHogQL(await parseHogQLSelect(TEST_ENVIRONMENT, query), { variables });
 }
 
 describe('placeholdersOf', () => {
   it('answers the code names used, once each, in order; {variables.x} names x', async () => {
-    const ast = await parseHogQLSelect('SELECT {a}, {variables.b} FROM events WHERE event = {a} AND timestamp > {variables.since} LIMIT {n}');
+    const ast = await parseHogQLSelect(TEST_ENVIRONMENT, 'SELECT {a}, {variables.b} FROM events WHERE event = {a} AND timestamp > {variables.since} LIMIT {n}');
     expect(placeholdersOf(ast)).toEqual(['a', 'b', 'since', 'n']);
   });
 
   it('answers none for a query without placeholders', async () => {
-    expect(placeholdersOf(await parseHogQLSelect('SELECT 1'))).toEqual([]);
+    expect(placeholdersOf(await parseHogQLSelect(TEST_ENVIRONMENT, 'SELECT 1'))).toEqual([]);
   });
 
   it('refuses a placeholder that is an expression', async () => {

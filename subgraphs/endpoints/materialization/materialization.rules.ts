@@ -17,7 +17,7 @@ export function cannotMaterialize(prepared: PreparedQuery): string | null {
 
 /** The verdict of a stored version (its parsed query comes from prepareQuery's memory after the first). */
 export function materializationVerdict(version: EndpointVersion): Promise<string | null> {
-  return prepareQuery(version.query).then(cannotMaterialize, (error: Error) => `The query cannot run: ${error.message}`);
+  return prepareQuery(version.environment_id, version.query).then(cannotMaterialize, (error: Error) => `The query cannot run: ${error.message}`);
 }
 
 export interface MaterializationFields {

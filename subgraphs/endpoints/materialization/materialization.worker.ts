@@ -76,7 +76,7 @@ export async function refresh(em: EntityManager, pubsub: PubSub, log: Logger, jo
   let kept: boolean;
   try {
     const overview = await projectsFacade.environmentOverview(em, endpoint.environment_id);
-    const prepared = await prepareQuery(version.query);
+    const prepared = await prepareQuery(endpoint.environment_id, version.query);
     const result = await runQuery(em, log, endpoint.environment_id, prepared, { variables: {}, limit: MAX_RESULT_ROWS, timezone: timezoneOf(overview), timeoutMs });
     const completed = {
       materialization_status: MaterializationState.Completed,

@@ -35,11 +35,12 @@ const prepared = new Map<string, Promise<PreparedQuery>>();
 const MAX_PREPARED = 1_000;
 
 /**
- * Reads a query node (400 naming what is wrong), parsing HogQL with PostHog's parser. Nodes seen
- * lately are answered from memory (the compiler never changes what it is given).
+ * Reads a query node (400 naming what is wrong), parsing HogQL with PostHog's parser in the turn of
+ * `environmentId`, whose query it is. Nodes seen lately are answered from memory (the compiler never
+ * changes what it is given).
  */
-export function prepareQuery(node: unknown): Promise<PreparedQuery> {
-  if (node === null || node === undefined || typeof node !== 'object') return read(node);
+export function prepareQuery(environmentId: number, node: unknown): Promise<PreparedQuery> {
+  if (node === null || node === undefined || typeof node !== 'object') return read(environmentId, node);
   const key = JSON.stringify(node);
   const known = prepared.get(key);
   if (known) {
@@ -48,20 +49,20 @@ export function prepareQuery(node: unknown): Promise<PreparedQuery> {
     prepared.set(key, known);
     return known;
   }
-  const reading = read(node);
+  const reading = read(environmentId, node);
   prepared.set(key, reading);
   if (prepared.size > MAX_PREPARED) prepared.delete(prepared.keys().next().value!);
   reading.catch(() => prepared.delete(key));
   return reading;
 }
 
-async function read(node: unknown): Promise<PreparedQuery> {
+async function read(environmentId: number, node: unknown): Promise<PreparedQuery> {
   if (node === null || node === undefined) throw new ValidationError('Must specify query', 'query', 'required');
   if (typeof node !== 'object' || Array.isArray(node)) throw new ValidationError('Query must be an object with a `kind`.', 'query');
   if (exceedsDepth(node) || jsonSize(node) > MAX_QUERY_BYTES) throw new ValidationError(`Query must be at most ${MAX_QUERY_BYTES} bytes of JSON.`, 'query');
   const query = node as Record<string, unknown>;
   const kind = query.kind;
-  if (kind === 'HogQLQuery') return prepareHogQL(query);
+  if (kind === 'HogQLQuery') return prepareHogQL(environmentId, query);
   if (kind === 'TrendsQuery') return { kind, node: query, ast: await trendsToHogQL(query), variables: [] };
   if (typeof kind === 'string' && INSIGHT_KINDS.includes(kind)) {
     throw new ValidationError(`Query kind ${kind} is not supported by endpoints here: use HogQLQuery or TrendsQuery.`, 'query', 'unsupported_query_kind');
@@ -73,9 +74,9 @@ async function read(node: unknown): Promise<PreparedQuery> {
   );
 }
 
-async function prepareHogQL(node: Record<string, unknown>): Promise<PreparedQuery> {
+async function prepareHogQL(environmentId: number, node: Record<string, unknown>): Promise<PreparedQuery> {
   if (typeof node.query !== 'string' || node.query.trim() === '') throw new HogQLError('Invalid HogQL query: a HogQLQuery needs `query`, the HogQL text.');
-  const ast = await parseHogQLSelect(node.query);
+  const ast = await parseHogQLSelect(environmentId, node.query);
   const declared = declaredVariables(node.variables);
   const used = placeholdersOf(ast);
   const known = new Map(declared.map((variable) => [variable.code_name, variable]));

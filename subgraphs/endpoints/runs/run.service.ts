@@ -50,13 +50,13 @@ export class RunService {
     const { endpoint } = await endpoints.find(actor, args.project_id, args.name);
     if (!endpoint.is_active) throw new NotFoundError(`Endpoint '${args.name}' not found.`);
     const version = await this.versionToRun(endpoints, endpoint, args.version);
-    let prepared = await prepareQuery(version.query);
+    let prepared = await prepareQuery(endpoint.environment_id, version.query);
     checkRunRequest(args, prepared);
     const mode = refreshMode(args.refresh, version.is_materialized);
     const known = prepared.kind === 'TrendsQuery' ? trendsVariables(prepared.node) : prepared.variables.map((variable) => variable.code_name);
     const variables = runVariables(args.variables, known);
     if (prepared.kind === 'TrendsQuery' && (Object.keys(variables).length > 0 || args.filters_override)) {
-      prepared = await prepareQuery(withTrendsOverrides(prepared.node, variables, args.filters_override));
+      prepared = await prepareQuery(endpoint.environment_id, withTrendsOverrides(prepared.node, variables, args.filters_override));
     }
     const started = new Date();
     try {
