@@ -1,4 +1,6 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:net';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
@@ -149,6 +151,28 @@ describe('batch export destinations: connecting', () => {
       expect(run, item.destination.type).toMatchObject({ status: 'Failed', attempts: 1 });
       expect(run.latest_error).toBe("The destination's address is refused: it is a loopback address. Destinations reach public addresses only, unless the platform's operator allows the host.");
       expect(await storedStep(item.id)).toMatchObject({ status: 'Failed', message: expect.stringMatching(/is a loopback address/) });
+    }
+    expect(connections).toEqual([]);
+  });
+
+  it('refuses at connect time a name stored as a name that resolves to a non-public address', async () => {
+    // The machine's own name: a name, so nothing is resolved when the export is stored, that resolves
+    // here (through the system's resolver, as a tenant's name would) to the loopback address or the
+    // machine's own.
+    const name = hostname();
+    const addresses = await lookup(name, { all: true });
+    expect(addresses.filter(({ address }) => !/^(127\.|10\.|172\.(1[6-9]|2\d|3[01])\.|192\.168\.|::1$|f[cd])/.test(address)), `${name} resolves to a public address`).toEqual([]);
+    const stored = [
+      await createExport(stack, owner, { destination: http(`http://${name}:${port}/batch/`) }),
+      await createExport(stack, owner, { destination: postgres(name) }),
+      await createExport(stack, owner, { destination: s3(`http://${name}:${port}`) }),
+    ];
+    for (const item of stored) {
+      await backfill(stack, owner, item.id, '2026-01-05T00:00:00Z', '2026-01-06T00:00:00Z');
+      const [run] = await runsOf(stack, owner, item.id);
+      expect(run, item.destination.type).toMatchObject({ status: 'Failed', attempts: 1 });
+      expect(run.latest_error).toMatch(/^The destination's address is refused: it is a (loopback|private) address\. /);
+      expect(await storedStep(item.id)).toMatchObject({ status: 'Failed', message: expect.stringMatching(/is a (loopback|private) address/) });
     }
     expect(connections).toEqual([]);
   });
