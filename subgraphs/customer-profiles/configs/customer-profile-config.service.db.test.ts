@@ -1,15 +1,15 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Actor } from '../subgraphs/shared/auth/actor.js';
-import { ormOptions } from '../subgraphs/shared/db/orm.js';
-import { migrate } from '../subgraphs/shared/db/migrate.js';
-import { createLogger } from '../subgraphs/shared/logger.js';
-import { MemoryPubSub } from '../subgraphs/shared/pubsub/memory.pubsub.js';
-import { customerProfiles } from '../subgraphs/customer-profiles/index.js';
-import { CustomerProfileScope } from '../subgraphs/customer-profiles/configs/customer-profile-config.entity.js';
-import { changesTopic } from '../subgraphs/customer-profiles/configs/customer-profile-config.event.js';
-import { CustomerProfileConfigService, MAX_LAYOUT_BYTES } from '../subgraphs/customer-profiles/configs/customer-profile-config.service.js';
-import { seedTenant, type Tenant } from './kit/seed.js';
+import type { Actor } from '../../shared/auth/actor.js';
+import { ormOptions } from '../../shared/db/orm.js';
+import { migrate } from '../../shared/db/migrate.js';
+import { createLogger } from '../../shared/logger.js';
+import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
+import { customerProfiles } from '../index.js';
+import { CustomerProfileScope } from './customer-profile-config.entity.js';
+import { changesTopic } from './customer-profile-config.event.js';
+import { CustomerProfileConfigService, MAX_LAYOUT_BYTES } from './customer-profile-config.service.js';
+import { seedTenant, type Tenant } from '../../../test/kit/seed.js';
 
 // The service asks the projects subgraph's tables where an environment lives, so the tenants are real.
 let orm: MikroORM;
