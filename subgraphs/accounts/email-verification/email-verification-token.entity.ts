@@ -1,16 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property } from '@mikro-orm/core';
 import { User } from '../users/user.entity.js';
+import { UuidEntity } from '../../shared/db/base.entity.js';
 
 export type TokenOrigin = 'request' | 'change';
 
 /** A mailed verification token for one address of a user; only its SHA-256 is kept. */
 @Entity({ tableName: 'email_verification_tokens' })
 @Index({ properties: ['user', 'created_at'] })
-export class EmailVerificationToken {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
+export class EmailVerificationToken extends UuidEntity {
   @ManyToOne(() => User, { deleteRule: 'cascade' })
   user!: User;
 

@@ -1,20 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property, type Ref } from '@mikro-orm/core';
 import { BatchExport } from '../exports/batch-export.entity.js';
 import { RunStatus } from '../runs/batch-export-run.entity.js';
+import { EnvironmentEntity } from '../../shared/db/base.entity.js';
 
 /** A backfill: one run per interval of a past range, made at once and exported in order. */
 @Entity({ tableName: 'batch_export_backfills' })
 @Index({ properties: ['environment_id', 'batch_export', 'created_at'] })
-export class BatchExportBackfill {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
+export class BatchExportBackfill extends EnvironmentEntity {
   @ManyToOne(() => BatchExport, { ref: true, deleteRule: 'cascade' })
   batch_export!: Ref<BatchExport>;
-
-  @Property({ type: 'integer' })
-  environment_id!: number;
 
   @Property({ type: 'timestamptz', nullable: true })
   start_at!: Date | null;

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, Property } from '@mikro-orm/core';
+import { EnvironmentEntity } from '../../shared/db/base.entity.js';
 
 /**
  * A batch export: what to export (a model, optionally shaped by a HogQL query and filtered), where
@@ -9,14 +9,7 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
  */
 @Entity({ tableName: 'batch_exports' })
 @Index({ properties: ['environment_id', 'created_at'] })
-export class BatchExport {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
-  /** The environment (team) it belongs to; `:project_id` in the REST path. */
-  @Property({ type: 'integer' })
-  environment_id!: number;
-
+export class BatchExport extends EnvironmentEntity {
   @Property({ type: 'integer' })
   project_id!: number;
 

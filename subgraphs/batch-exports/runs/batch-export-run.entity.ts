@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique, type Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property, Unique, type Ref } from '@mikro-orm/core';
 import { BatchExport } from '../exports/batch-export.entity.js';
+import { EnvironmentEntity } from '../../shared/db/base.entity.js';
 
 /** PostHog's run statuses (the ones this platform reaches). */
 export const RunStatus = {
@@ -27,15 +27,9 @@ export const FINISHED_STATUSES: readonly string[] = [RunStatus.Completed, RunSta
 @Index({ properties: ['environment_id', 'batch_export', 'created_at'] })
 @Index({ properties: ['status', 'heartbeat_at'] })
 @Index({ properties: ['backfill_id', 'status'] })
-export class BatchExportRun {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
+export class BatchExportRun extends EnvironmentEntity {
   @ManyToOne(() => BatchExport, { ref: true, deleteRule: 'cascade' })
   batch_export!: Ref<BatchExport>;
-
-  @Property({ type: 'integer' })
-  environment_id!: number;
 
   /** `schedule`, or the id of the backfill that made it. */
   @Property({ type: 'text' })

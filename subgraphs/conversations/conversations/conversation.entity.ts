@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Enum, Index, Property } from '@mikro-orm/core';
 import { registerEnumType } from 'type-graphql';
+import { EnvironmentEntity } from '../../shared/db/base.entity.js';
 
 /** PostHog's conversation states: a run moves idle → in_progress → idle, through canceling when stopped. */
 export enum ConversationStatus {
@@ -31,14 +31,7 @@ export type AgentMode = (typeof AGENT_MODES)[number];
 @Entity({ tableName: 'conversations' })
 @Index({ properties: ['environment_id', 'user_id', 'updated_at'] })
 @Index({ properties: ['status', 'run_heartbeat_at'] })
-export class Conversation {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
-  /** The environment (team) it belongs to; `:project_id` in the REST path. */
-  @Property({ type: 'integer' })
-  environment_id!: number;
-
+export class Conversation extends EnvironmentEntity {
   @Property({ type: 'integer' })
   project_id!: number;
 

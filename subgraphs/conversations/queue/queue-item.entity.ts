@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, Property } from '@mikro-orm/core';
+import { UuidEntity } from '../../shared/db/base.entity.js';
 
 /**
  * A follow-up typed while the assistant was busy, waiting its turn. PostHog keeps these in a cache
@@ -7,10 +7,7 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
  */
 @Entity({ tableName: 'queue_items' })
 @Index({ properties: ['conversation_id', 'created_at'] })
-export class QueueItem {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
+export class QueueItem extends UuidEntity {
   @Property({ type: 'uuid' })
   conversation_id!: string;
 

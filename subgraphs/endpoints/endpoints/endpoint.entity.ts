@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Entity, Index, Property, Unique } from '@mikro-orm/core';
+import { EnvironmentEntity } from '../../shared/db/base.entity.js';
 
 /**
  * A saved endpoint: a named query of an environment, run by its name. Its query, description and
@@ -8,14 +8,7 @@ import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 @Entity({ tableName: 'endpoints' })
 @Unique({ properties: ['environment_id', 'name'] })
 @Index({ properties: ['environment_id', 'created_at'] })
-export class Endpoint {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
-  /** The environment (team) it belongs to; `:project_id` in the REST path. */
-  @Property({ type: 'integer' })
-  environment_id!: number;
-
+export class Endpoint extends EnvironmentEntity {
   @Property({ type: 'integer' })
   project_id!: number;
 

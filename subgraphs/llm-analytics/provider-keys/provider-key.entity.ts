@@ -1,19 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, Property } from '@mikro-orm/core';
 import type { Provider } from '../providers/provider.catalog.js';
 import type { KeyState } from '../providers/provider.errors.js';
+import { EnvironmentEntity } from '../../shared/db/base.entity.js';
 
 /** A language-model provider key of an environment; the key itself only sealed (AES-256-GCM). */
 @Entity({ tableName: 'provider_keys' })
 @Index({ properties: ['environment_id', 'created_at'] })
-export class ProviderKey {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
-  /** The environment (team) it belongs to; `:project_id` in the REST path. */
-  @Property({ type: 'integer' })
-  environment_id!: number;
-
+export class ProviderKey extends EnvironmentEntity {
   @Property({ type: 'text' })
   provider!: Provider;
 
