@@ -11,7 +11,7 @@ import type { Project } from './projects/project.entity.js';
 import { BASIC_SETTING_NAMES, ProjectBasicRecord } from './projects/project-basic.record.js';
 import type { ProjectListRow } from './projects/project-list.repository.js';
 import { ProjectRecord } from './projects/project.record.js';
-import { PROJECT_SETTING_NAMES, SETTING_NAMES } from './settings/setting.spec.js';
+import { PROJECT_SETTING_NAMES, SETTING_NAMES } from './settings/setting.catalog.js';
 import { effectiveSettings } from './settings/settings.js';
 
 /** What a record shows from other tables: the environment's product intents and its project's group types. */

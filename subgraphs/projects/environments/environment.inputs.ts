@@ -1,5 +1,5 @@
 import { ArgsType, Field, Int } from 'type-graphql';
-import { SETTING_NAMES } from '../settings/setting.spec.js';
+import { SETTING_NAMES } from '../settings/setting.catalog.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 
 @ArgsType()

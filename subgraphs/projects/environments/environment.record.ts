@@ -1,5 +1,5 @@
 import { Authorized, Directive, Field, Int, ObjectType } from 'type-graphql';
-import { SETTING_NAMES } from '../settings/setting.spec.js';
+import { SETTING_NAMES } from '../settings/setting.catalog.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 import { TeamRecord } from '../team.record.js';
 

@@ -7,7 +7,7 @@ import { environmentRecord, teamRelations } from '../records.js';
 import { ProductIntentService } from '../intents/product-intent.service.js';
 import { NOT_GENERATING, type DemoDataStatus } from '../projects/demo-data.record.js';
 import { ConversationsService } from '../settings/conversations.service.js';
-import { SETTING_NAMES } from '../settings/setting.spec.js';
+import { SETTING_NAMES } from '../settings/setting.catalog.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';
 import { Environment } from './environment.entity.js';

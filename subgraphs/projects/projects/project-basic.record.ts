@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import type { SettingName } from '../settings/setting.spec.js';
+import type { SettingName } from '../settings/setting.catalog.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 
 /** The settings PostHog's list of projects shows beside identity and token (its basic serializer). */

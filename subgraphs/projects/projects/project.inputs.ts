@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, Int } from 'type-graphql';
 import { PageArgs } from '../../shared/pagination.js';
-import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
+import { PROJECT_SETTING_NAMES } from '../settings/setting.catalog.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 
 @ArgsType()

@@ -1,5 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
+import { PROJECT_SETTING_NAMES } from '../settings/setting.catalog.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 import { TeamRecord } from '../team.record.js';
 

@@ -14,7 +14,7 @@ import { ProductIntentService } from '../intents/product-intent.service.js';
 import { Environment } from '../environments/environment.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { NO_RELATIONS, projectBasicRecord, projectRecord, teamRelations } from '../records.js';
-import { PROJECT_SETTING_NAMES } from '../settings/setting.spec.js';
+import { PROJECT_SETTING_NAMES } from '../settings/setting.catalog.js';
 import { validateSettings } from '../settings/settings.js';
 import { SettingsService, validName } from '../settings/settings.service.js';
 import { TokenService, type TokenAction } from '../tokens/token.service.js';

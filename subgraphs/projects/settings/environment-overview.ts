@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SETTING_NAMES } from './setting.spec.js';
+import { SETTING_NAMES } from './setting.catalog.js';
 import { effectiveSettings, type Settings } from './settings.js';
 
 /** An environment as a reader of its configuration sees it: names, whether events arrived, every setting. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateSettings } from './settings.js';
-import type { SettingName } from './setting.spec.js';
+import type { SettingName } from './setting.catalog.js';
 
 /** The first refusal of `input`, as the REST body gives it. */
 function refusal(input: Record<string, unknown>): { code: unknown; detail: string; attr: unknown } {

@@ -9,7 +9,7 @@ import { EnvironmentService } from '../environments/environment.service.js';
 import { projects } from '../index.js';
 import { OrganizationService } from '../organizations/organization.service.js';
 import { ProjectService } from '../projects/project.service.js';
-import { SETTING_NAMES } from './setting.spec.js';
+import { SETTING_NAMES } from './setting.catalog.js';
 import { instant, SettingsHistoryService } from './settings-history.service.js';
 
 let orm: MikroORM;

@@ -3,7 +3,7 @@ import { requireEnvironment } from '../../shared/auth/access.js';
 import { executeBound } from '../../shared/db/bound-query.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
-import { SETTING_NAMES } from './setting.spec.js';
+import { SETTING_NAMES } from './setting.catalog.js';
 import { effectiveSettings, isSetting, type Settings } from './settings.js';
 
 export interface SettingsAsOfArgs {

@@ -1,6 +1,6 @@
 import { Authorized, Field, Int } from 'type-graphql';
 import { JSONScalar } from '../../shared/scalars.js';
-import { SETTINGS, type SettingKind, type SettingName, type SettingSpec } from './setting.spec.js';
+import { SETTINGS, type SettingKind, type SettingName, type SettingSpec } from './setting.catalog.js';
 
 const GRAPHQL_TYPES: Record<SettingKind, () => unknown> = {
   boolean: () => Boolean,

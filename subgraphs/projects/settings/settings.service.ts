@@ -8,7 +8,7 @@ import { refuseNulls } from '../../shared/validation.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
 import type { Environment } from '../environments/environment.entity.js';
 import type { Project } from '../projects/project.entity.js';
-import type { SettingName } from './setting.spec.js';
+import type { SettingName } from './setting.catalog.js';
 import { changedSettings, effectiveSettings, validateSettings, type SettingChange } from './settings.js';
 
 const MAX_NAME_LENGTH = 200;

@@ -1,5 +1,5 @@
 import { settingError } from './setting.errors.js';
-import { SETTINGS, type SettingName } from './setting.spec.js';
+import { SETTINGS, type SettingName } from './setting.catalog.js';
 import { spec } from './settings.fields.js';
 
 export type Settings = Partial<Record<SettingName, unknown>>;
