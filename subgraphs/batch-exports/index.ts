@@ -1,5 +1,5 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
-import { deleteBatchExportsOfEnvironments } from './batch-export-data.js';
+import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { BatchExportBackfill } from './backfills/batch-export-backfill.entity.js';
 import { BackfillResolver } from './backfills/backfill.resolver.js';
 import { BatchExport } from './exports/batch-export.entity.js';
@@ -15,6 +15,6 @@ export const batchExports = defineSubgraph({
   entities: [BatchExport, BatchExportRun, BatchExportBackfill],
   migrations,
   resolvers: [BatchExportResolver, RunResolver, BackfillResolver, TestStepResolver],
-  deleteEnvironmentData: deleteBatchExportsOfEnvironments,
+  deleteEnvironmentData,
   startWorker: startBatchExportWorker,
 });

@@ -1,8 +1,8 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { startRunWorker } from './assistant/run.worker.js';
-import { deleteConversationsOfEnvironments } from './conversation-data.js';
+import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { Conversation } from './conversations/conversation.entity.js';
-import { UserStub } from './conversations/conversation.record.js';
+import { UserStub } from './conversations/user.stub.js';
 import { ConversationResolver } from './conversations/conversation.resolver.js';
 import { migrations } from './migrations/index.js';
 import { QueueItem } from './queue/queue-item.entity.js';
@@ -17,6 +17,6 @@ export const conversations = defineSubgraph({
   unmanagedTables: [/^messages$/],
   resolvers: [ConversationResolver, QueueResolver, ConversationStreamResolver],
   orphanedTypes: [UserStub],
-  deleteEnvironmentData: deleteConversationsOfEnvironments,
+  deleteEnvironmentData,
   startWorker: startRunWorker,
 });

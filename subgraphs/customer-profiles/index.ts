@@ -1,8 +1,8 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { CustomerProfileConfig } from './configs/customer-profile-config.entity.js';
 import { CustomerProfileConfigResolver } from './configs/customer-profile-config.resolver.js';
-import { deleteConfigsOfEnvironments } from './configs/customer-profile-config.service.js';
 import { ProjectStub } from './configs/project.stub.js';
+import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { migrations } from './migrations/index.js';
 
 export const customerProfiles = defineSubgraph({
@@ -11,5 +11,5 @@ export const customerProfiles = defineSubgraph({
   migrations,
   resolvers: [CustomerProfileConfigResolver],
   orphanedTypes: [ProjectStub],
-  deleteEnvironmentData: deleteConfigsOfEnvironments,
+  deleteEnvironmentData,
 });

@@ -1,8 +1,8 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
-import { deleteEndpointsOfEnvironments } from './endpoint-data.js';
+import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { EndpointVersion } from './endpoints/endpoint-version.entity.js';
 import { Endpoint } from './endpoints/endpoint.entity.js';
-import { UserStub } from './endpoints/endpoint.record.js';
+import { UserStub } from './endpoints/user.stub.js';
 import { EndpointResolver } from './endpoints/endpoint.resolver.js';
 import { startMaterializationWorker } from './materialization/materialization.worker.js';
 import { migrations } from './migrations/index.js';
@@ -18,6 +18,6 @@ export const endpoints = defineSubgraph({
   unmanagedTables: [/^materialized_rows$/],
   resolvers: [EndpointResolver, RunResolver],
   orphanedTypes: [UserStub],
-  deleteEnvironmentData: deleteEndpointsOfEnvironments,
+  deleteEnvironmentData,
   startWorker: startMaterializationWorker,
 });

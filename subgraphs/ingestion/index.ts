@@ -1,6 +1,6 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { IngestBatchResolver } from './capture/ingest-batch.resolver.js';
-import { deleteIngestionData } from './environment-data.js';
+import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { EventResolver } from './events/event.resolver.js';
 import { Group } from './groups/group.entity.js';
 import { GroupResolver } from './groups/group.resolver.js';
@@ -18,6 +18,6 @@ export const ingestion = defineSubgraph({
   // Events are partitioned by month and written set-based: their tables are the migrations' own.
   unmanagedTables: [/^events($|_)/, /^event_ids$/, /^hogql_/],
   resolvers: [IngestBatchResolver, EventResolver, PersonResolver, GroupResolver],
-  deleteEnvironmentData: deleteIngestionData,
+  deleteEnvironmentData,
   startWorker: startProfileWorker,
 });

@@ -1,9 +1,9 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
-import { deleteLlmAnalyticsData } from './environment-data.js';
+import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { migrations } from './migrations/index.js';
 import { ActiveProviderKey } from './provider-keys/active-provider-key.entity.js';
 import { ProviderKey } from './provider-keys/provider-key.entity.js';
-import { UserStub } from './provider-keys/provider-key.record.js';
+import { UserStub } from './provider-keys/user.stub.js';
 import { ProviderKeyResolver } from './provider-keys/provider-key.resolver.js';
 import { SummaryCacheEntry } from './summarization/summary-cache.entity.js';
 import { startSummaryCachePurge } from './summarization/summary-cache.worker.js';
@@ -16,6 +16,6 @@ export const llmAnalytics = defineSubgraph({
   migrations,
   resolvers: [ProviderKeyResolver, SummarizationResolver, TextReprResolver],
   orphanedTypes: [UserStub],
-  deleteEnvironmentData: deleteLlmAnalyticsData,
+  deleteEnvironmentData,
   startWorker: startSummaryCachePurge,
 });

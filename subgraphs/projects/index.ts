@@ -2,7 +2,7 @@ import { defineSubgraph } from '../shared/subgraph/define.js';
 import { batchedReference } from '../shared/subgraph/references.js';
 import { ActivityLog } from './activity/activity-log.entity.js';
 import { SettingChange } from './activity/setting-change.entity.js';
-import { UserStub } from './activity/activity-log.record.js';
+import { UserStub } from './activity/user.stub.js';
 import { GroupType } from './group-types/group-type.entity.js';
 import { ProductIntent } from './intents/product-intent.entity.js';
 import { DeletionJob } from './deletion/deletion-job.entity.js';

@@ -6,7 +6,7 @@ import { ormOptions } from '../../shared/db/orm.js';
 import { createLogger } from '../../shared/logger.js';
 import { Conversation, ConversationStatus } from '../conversations/conversation.entity.js';
 import { loadMessages, type StoredMessage } from '../conversations/message.repository.js';
-import { deleteConversationsOfEnvironments } from '../conversation-data.js';
+import { deleteEnvironmentData } from '../environment-data.deletion.js';
 import { conversations } from '../index.js';
 import { QueueItem } from '../queue/queue-item.entity.js';
 import { endRun, heartbeat, idleWithQueue, STALE_AFTER_SECONDS, staleRuns } from './run.lifecycle.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   await migrate(conversations, orm, createLogger('silent'));
 });
 afterAll(async () => {
-  if (orm) await deleteConversationsOfEnvironments(orm.em.fork(), [ENVIRONMENT]);
+  if (orm) await deleteEnvironmentData(orm.em.fork(), [ENVIRONMENT]);
   await orm?.close();
 });
 

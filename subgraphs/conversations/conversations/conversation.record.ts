@@ -1,14 +1,7 @@
-import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
 import { JSONScalar } from '../../shared/scalars.js';
 import { ConversationStatus, ConversationType } from './conversation.entity.js';
-
-/** The accounts subgraph's User, referenced by id; the router fetches its brief form there. */
-@ObjectType('User')
-@Directive('@key(fields: "id", resolvable: false)')
-export class UserStub {
-  @Field(() => Int)
-  id!: number;
-}
+import { UserStub } from './user.stub.js';
 
 /** A conversation as the API shows it (PostHog's record); `messages` are read when asked for. */
 @ObjectType('Conversation')

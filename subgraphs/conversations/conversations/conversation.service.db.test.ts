@@ -9,7 +9,7 @@ import { ormOptions } from '../../shared/db/orm.js';
 import { createLogger } from '../../shared/logger.js';
 import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
 import { controlTopic } from '../assistant/run.control.js';
-import { deleteConversationsOfEnvironments } from '../conversation-data.js';
+import { deleteEnvironmentData } from '../environment-data.deletion.js';
 import { conversations } from '../index.js';
 import { Conversation, ConversationStatus, ConversationType } from './conversation.entity.js';
 import { ConversationService } from './conversation.service.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
 });
 // Nothing is left running: the run workers of the stacks other suites start would end or run it.
 afterAll(async () => {
-  if (orm) await deleteConversationsOfEnvironments(orm.em.fork(), [owner, stranger, lister].map((tenant) => tenant.environment_id));
+  if (orm) await deleteEnvironmentData(orm.em.fork(), [owner, stranger, lister].map((tenant) => tenant.environment_id));
   await orm?.close();
 });
 

@@ -9,7 +9,7 @@ import { ormOptions } from '../../shared/db/orm.js';
 import { createLogger } from '../../shared/logger.js';
 import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
 import { Conversation, ConversationStatus } from '../conversations/conversation.entity.js';
-import { deleteConversationsOfEnvironments } from '../conversation-data.js';
+import { deleteEnvironmentData } from '../environment-data.deletion.js';
 import { conversations } from '../index.js';
 import { QueueItem } from './queue-item.entity.js';
 import { MAX_QUEUE_MESSAGES, QueueService } from './queue.service.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 // Nothing is left running: the run workers of the stacks other suites start would end or run it.
 afterAll(async () => {
-  if (orm) await deleteConversationsOfEnvironments(orm.em.fork(), [owner.environment_id]);
+  if (orm) await deleteEnvironmentData(orm.em.fork(), [owner.environment_id]);
   await orm?.close();
 });
 

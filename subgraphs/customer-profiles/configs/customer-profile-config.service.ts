@@ -93,11 +93,6 @@ export class CustomerProfileConfigService {
   }
 }
 
-/** Drops the configs of deleted environments (the projects subgraph's deletion job calls this). */
-export async function deleteConfigsOfEnvironments(em: EntityManager, environmentIds: number[]): Promise<void> {
-  if (environmentIds.length > 0) await em.nativeDelete(CustomerProfileConfig, { environment_id: { $in: environmentIds } });
-}
-
 /** `content` and `sidebar`: an object or array (null means `{}`), within the size limit. */
 function layout(value: unknown, attr: 'content' | 'sidebar'): unknown {
   if (value === null || value === undefined) return {};

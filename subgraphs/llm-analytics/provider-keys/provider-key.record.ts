@@ -1,12 +1,5 @@
-import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
-
-/** The accounts subgraph's User, referenced by id; the router fetches its brief form there. */
-@ObjectType('User')
-@Directive('@key(fields: "id", resolvable: false)')
-export class UserStub {
-  @Field(() => Int)
-  id!: number;
-}
+import { Field, ID, ObjectType } from 'type-graphql';
+import { UserStub } from './user.stub.js';
 
 /** A provider key as the API shows it: never the key, only its masked form. */
 @ObjectType('ProviderKey')

@@ -1,14 +1,7 @@
-import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Paginated } from '../../shared/pagination.js';
 import { JSONScalar } from '../../shared/scalars.js';
-
-/** The accounts subgraph's User, referenced by id; the router fetches its fields there. */
-@ObjectType('User')
-@Directive('@key(fields: "id", resolvable: false)')
-export class UserStub {
-  @Field(() => Int)
-  id!: number;
-}
+import { UserStub } from './user.stub.js';
 
 @ObjectType('ActivityChange')
 export class ActivityChangeRecord {

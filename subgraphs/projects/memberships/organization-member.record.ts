@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { Paginated } from '../../shared/pagination.js';
-import { UserStub } from '../activity/activity-log.record.js';
+import { UserStub } from '../activity/user.stub.js';
 
 /** A member of an organization, as PostHog's members list shows one. */
 @ObjectType('OrganizationMember')

@@ -6,7 +6,7 @@ import { lockProfiles } from './profiles/profile.queue.js';
  * their distinct ids, groups, and profile changes not yet applied. The only way event data goes (API document, section 4.9 rule 5:
  * no event is deleted selectively). Safe to repeat.
  */
-export async function deleteIngestionData(em: EntityManager, environmentIds: number[]): Promise<void> {
+export async function deleteEnvironmentData(em: EntityManager, environmentIds: number[]): Promise<void> {
   if (environmentIds.length === 0) return;
   await em.transactional(async (tx) => {
     // A profile pass in progress finishes first: it would otherwise make persons of a deleted environment.
