@@ -3,7 +3,7 @@ import { NotFoundError } from '../subgraphs/shared/errors.js';
 import { contractResponse } from './errors.js';
 import { boundRoute, isCurrent, type Match, type PlacementKind } from './route-table.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import type { RouterExecutor } from './rest.js';
+import type { RouterExecutor } from './router.ports.js';
 
 const QUERY = 'query CurrentPlacement { current_placement { organization_id project_id environment_id } }';
 

@@ -3,7 +3,7 @@ import { Request as FetchRequest } from '@whatwg-node/fetch';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { ServiceUnavailableError } from '../subgraphs/shared/errors.js';
 import { pushIterator } from '../subgraphs/shared/pubsub/pubsub.js';
-import type { RouterExecutor } from './rest.js';
+import type { RouterExecutor, RouterSubscriber } from './router.ports.js';
 
 /**
  * A POST whose JSON body is already an object: `json()` answers it without a text round trip.
@@ -103,9 +103,6 @@ export function routerExecutor(fetchRouter: (request: Request) => Promise<Respon
 export function routerUnavailable(): GraphQLFormattedError {
   return new ServiceUnavailableError('The router is unavailable; try again shortly.').toJSON();
 }
-
-/** Runs one GraphQL subscription through the router; results come until it completes (or `return()`). */
-export type RouterSubscriber = (operation: { query: string; variables: Record<string, unknown>; authorization: string | null }) => AsyncIterableIterator<ExecutionResult>;
 
 /**
  * Subscribes through a router reached by a fetch function (its own `fetch` in process, the

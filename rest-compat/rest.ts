@@ -26,19 +26,12 @@ import { serveDocs } from './docs.js';
 import { bindCurrent } from './current-placement.js';
 import { contractResponse, errorResponse } from './errors.js';
 import { withBodyFields } from './body-fields.js';
-import type { RouterSubscriber } from './executors.js';
+import type { RouterExecutor, RouterSubscriber } from './router.ports.js';
 import { createIngest, INGEST_FIELD } from './ingest/ingest.handler.js';
 import { restOpenApi } from './openapi/openapi.document.js';
 import { scalarSchemas } from './openapi/openapi.scalars.js';
 import { pathParameterNames, RouteMatcher, type HttpMethod, type Match, type RestRoute } from './route-table.js';
 import { hiddenFields as allHiddenFields, routes as allRoutes } from './routes/index.js';
-
-/** Runs one GraphQL operation through the router, as the REST caller (its Authorization header). */
-export type RouterExecutor = (operation: {
-  query: string;
-  variables: Record<string, unknown>;
-  authorization: string | null;
-}) => Promise<ExecutionResult>;
 
 export interface RestOptions {
   /** The public schema (`schema/api.graphql`). */

@@ -1,5 +1,4 @@
-import type { RouterSubscriber } from './executors.js';
-import type { RouterExecutor } from './rest.js';
+import type { RouterExecutor, RouterSubscriber } from './router.ports.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

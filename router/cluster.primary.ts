@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { forgetEmbeddedUrl, prepareDatabase } from '../subgraphs/index.js';
+import { forgetEmbeddedUrl, prepareDatabase } from '../subgraphs/platform.js';
 import { callPrimary, ClusterHub } from '../subgraphs/shared/cluster/cluster.ipc.js';
 import { pubSubServices } from '../subgraphs/shared/cluster/cluster.pubsub.js';
 import { SequenceFloors } from '../subgraphs/shared/pubsub/sequence-floors.js';

@@ -5,6 +5,7 @@ import httpTransport from '@graphql-mesh/transport-http';
 import wsTransport from '@graphql-mesh/transport-ws';
 import { getOperationAST, GraphQLError, Kind, type DocumentNode } from 'graphql';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
+import type { RouterContext } from './gateway.context.js';
 import { requireScopes } from '../subgraphs/shared/auth/auth-checker.js';
 import { rootFieldScopes } from '../subgraphs/shared/auth/root-scopes.js';
 import type { RequiredScope } from '../subgraphs/shared/auth/scopes.js';
@@ -21,20 +22,6 @@ import { useRequestMetrics } from './metrics.plugin.js';
 import { localFirstTransport } from './local.transport.js';
 import { directOperation, postFastPath, REQUEST_ID_HEADER, type ConfigContext, type DirectOperation, type FastPost } from './post.fast-path.js';
 import { projectFile } from '../subgraphs/shared/project-files.js';
-
-/** What the gateway adds to each operation's context. */
-export interface RouterContext {
-  /** The caller's Authorization value, kept to re-check the key during long subscriptions. */
-  authorization?: string;
-  actor: Actor;
-  actorHeader: string;
-  actorSignedAt: number;
-  /**
-   * The request's id on the POST fast path, where `useRequestId` (which keeps its own by request,
-   * and sends it on each subgraph fetch) does not run: sent on each subgraph fetch the same way.
-   */
-  requestId?: string;
-}
 
 /** A signed header younger than this is reused; older ones (long subscriptions) are made anew. */
 const RESIGN_AFTER_MS = 10_000;
@@ -59,12 +46,21 @@ export interface GatewayOptions {
   plugins?: GatewayPlugin<RouterContext>[];
 }
 
+/** A gateway made by {@link createGateway}: the runtime and the two ways around its HTTP pipeline. */
+export interface Gateway {
+  runtime: GatewayRuntime<RouterContext>;
+  /** Plain GraphQL POSTs answered without the runtime's pipeline (see post.fast-path.ts). */
+  fastPost: FastPost;
+  /** Operations run without the HTTP pipeline (the REST layer's, see platform.server.ts). */
+  direct: DirectOperation;
+}
+
 /**
  * The Hive Gateway runtime over the supergraph, with the Rust query planner. Every operation is
  * authenticated once (HTTP header, or graphql-ws connection params) and the actor travels to the
  * subgraphs in a signed header: on HTTP fetches, and as a connection param of subscription sockets.
  */
-export function createGateway(options: GatewayOptions): GatewayRuntime<RouterContext> {
+export function createGateway(options: GatewayOptions): Gateway {
   const router = routerPlugins(options);
   let configContext: ConfigContext | undefined;
   const gateway = createGatewayRuntime<RouterContext>({
@@ -88,21 +84,8 @@ export function createGateway(options: GatewayOptions): GatewayRuntime<RouterCon
     maskedErrors: false,
     logging: new SilentLogger(),
   });
-  const run = directOperation(gateway, () => configContext);
-  fastPaths.set(gateway, { post: postFastPath(gateway, run), run });
-  return gateway;
-}
-
-const fastPaths = new WeakMap<GatewayRuntime<RouterContext>, { post: FastPost; run: DirectOperation }>();
-
-/** The fast path of plain GraphQL POSTs of a runtime made by {@link createGateway} (see post.fast-path.ts). */
-export function fastPostOf(gateway: GatewayRuntime<RouterContext>): FastPost | undefined {
-  return fastPaths.get(gateway)?.post;
-}
-
-/** Operations run without the HTTP pipeline, on a runtime made by {@link createGateway} (the REST layer's, see platform.server.ts). */
-export function directOperationOf(gateway: GatewayRuntime<RouterContext>): DirectOperation | undefined {
-  return fastPaths.get(gateway)?.run;
+  const direct = directOperation(gateway, () => configContext);
+  return { runtime: gateway, fastPost: postFastPath(gateway, direct), direct };
 }
 
 /**

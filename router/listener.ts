@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
-import { getGraphQLWSOptions, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { getGraphQLWSOptions } from '@graphql-hive/gateway-runtime';
 import type { Context, ServerOptions } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { FormattedExecutionResult } from 'graphql';
@@ -23,7 +23,8 @@ import { Slots } from '../subgraphs/shared/slots.js';
 import { logSocketErrors, ReasonedWebSocket } from '../subgraphs/shared/websocket.js';
 import { credentialOf, narrowedAccess, type Authenticator, type Credential } from './auth.js';
 import { contractErrorsOf, graphqlErrorResponse, toContractError } from './errors.js';
-import { fastPostOf, headerValue, type RouterContext } from './gateway.js';
+import type { RouterContext } from './gateway.context.js';
+import { headerValue, type Gateway } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
 import { isDirectAnswer, type DirectAnswer } from './post.fast-path.js';
@@ -41,7 +42,7 @@ export interface ListenerOptions {
   port: number;
   /** Where the port was held during the start (starting.listener.ts): the listener takes it over instead of binding `port`. */
   held?: PortHold;
-  gateway: GatewayRuntime<RouterContext>;
+  gateway: Gateway;
   authenticator: Authenticator;
   /** The REST layer, for `/api/...`. */
   rest: FetchHandler;
@@ -78,7 +79,7 @@ export interface Listener {
 export async function listen(options: ListenerOptions): Promise<Listener> {
   const { gateway, log } = options;
   // Websocket clients must not race the first schema load (the gateway loads it lazily).
-  await gateway.fetch('http://router/graphql?query=%7B__typename%7D');
+  await gateway.runtime.fetch('http://router/graphql?query=%7B__typename%7D');
 
   const inFlight = new InFlight();
   const server = createServer((request, response) => {
@@ -160,7 +161,7 @@ interface WsExtra {
  */
 function graphqlWsOptions(options: ListenerOptions, connections: Set<WsContext>): ServerOptions<Record<string, unknown> | undefined, WsExtra> {
   const { authenticator, throttle } = options;
-  const gatewayOptions = getGraphQLWSOptions<RouterContext, WsExtra>(options.gateway, (ctx) => ({ req: ctx.extra.request }));
+  const gatewayOptions = getGraphQLWSOptions<RouterContext, WsExtra>(options.gateway.runtime, (ctx) => ({ req: ctx.extra.request }));
   return {
     ...gatewayOptions,
     onConnect: (ctx) =>
@@ -225,7 +226,7 @@ async function route(options: ListenerOptions, request: IncomingMessage, respons
   const refused = path === '/graphql' ? malformedGraphqlGet(request) : undefined;
   if (refused) return writeResponse(graphqlErrorResponse(refused), response);
   const graphql = path === '/graphql';
-  const fast = graphql ? fastPostOf(options.gateway) : undefined;
+  const fast = graphql ? options.gateway.fastPost : undefined;
   const respond = async (body: Buffer) => {
     if (graphql && !isUtf8(body)) return graphqlErrorResponse(new ParseError(NOT_UTF8));
     return (await fast?.(request, body)) ?? handler(graphql ? toGraphqlRequest(request, body) : toRequest(request, body));
@@ -352,7 +353,7 @@ function knownKey(options: ListenerOptions, authorization: string | undefined): 
 }
 
 function handlerFor(options: ListenerOptions, path: string): FetchHandler | undefined {
-  if (path === '/graphql') return async (request) => options.gateway.fetch(request);
+  if (path === '/graphql') return async (request) => options.gateway.runtime.fetch(request);
   if (path === '/api' || path.startsWith('/api/')) return options.rest;
   return undefined;
 }

@@ -1,9 +1,8 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import type { GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { createRest, type RestLayer, type RestOptions } from '../rest-compat/rest.js';
 import { routerExecutor, routerSubscriber, useInProcessAnswers, type DirectRouterCall } from '../rest-compat/executors.js';
-import { connectRedis, startSubgraphs } from '../subgraphs/index.js';
+import { connectRedis, startSubgraphs } from '../subgraphs/platform.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import type { Config } from '../subgraphs/shared/config.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
@@ -11,7 +10,7 @@ import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import type { HealthCheck } from '../subgraphs/shared/health.js';
 import { Authenticator } from './auth.js';
-import { createGateway, directOperationOf, loadSupergraph, rootFieldAuthorizer, type RouterContext } from './gateway.js';
+import { createGateway, loadSupergraph, rootFieldAuthorizer, type Gateway } from './gateway.js';
 import { contractResult } from './errors.js';
 import type { DirectOperation } from './post.fast-path.js';
 import { listenIngest } from './ingest-listener.js';
@@ -102,7 +101,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
     const graceMs = settings.SHUTDOWN_TIMEOUT_SECONDS * 1000;
     log.info({ signal, grace_ms: graceMs }, 'shutting down: requests in progress may finish');
     await Promise.allSettled([ingestListener?.close(graceMs), listener.close(graceMs), metricsListener?.close()]);
-    await Promise.resolve(gateway.dispose()).catch(() => undefined);
+    await Promise.resolve(gateway.runtime.dispose()).catch(() => undefined);
     await subgraphs.stop();
     await closeRateLimiter();
     // The platform's `stopped` is its last line: a worker's is its own.
@@ -123,7 +122,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
  * key refused by the router ahead of a body the layer cannot use.
  */
 export function restOverRouter(parts: {
-  gateway: GatewayRuntime<RouterContext>;
+  gateway: Gateway;
   authenticator: Authenticator;
   throttle: RestOptions['throttle'];
   log: Logger;
@@ -132,8 +131,8 @@ export function restOverRouter(parts: {
   const { gateway } = parts;
   return createRest({
     apiSdl: readFileSync(projectFile('schema/api.graphql'), 'utf8'),
-    execute: routerExecutor(async (request) => gateway.fetch(request), 'http://router/graphql', { direct: restFastPath(directOperationOf(gateway)!) }),
-    subscribe: routerSubscriber(async (request) => gateway.fetch(request), 'http://router/graphql'),
+    execute: routerExecutor(async (request) => gateway.runtime.fetch(request), 'http://router/graphql', { direct: restFastPath(gateway.direct) }),
+    subscribe: routerSubscriber(async (request) => gateway.runtime.fetch(request), 'http://router/graphql'),
     log: parts.log,
     maxIngestBodyBytes: parts.maxIngestBodyBytes,
     throttle: parts.throttle,

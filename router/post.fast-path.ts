@@ -8,7 +8,7 @@ import { toGraphqlRequest, utf8Text } from '../subgraphs/shared/http.js';
 import { recordRequest } from '../subgraphs/shared/metrics.js';
 import { jsonProblem } from '../subgraphs/shared/validation.js';
 import { changes, contractResult } from './errors.js';
-import type { RouterContext } from './gateway.js';
+import type { RouterContext } from './gateway.context.js';
 import { executedOperation } from './metrics.plugin.js';
 
 /** An answer the listener writes as it is. */

@@ -17,4 +17,3 @@ export function subgraphNamed(name: string): SubgraphDefinition {
   return found;
 }
 
-export { connectRedis, forgetEmbeddedUrl, prepareDatabase, startSubgraphs, type RunningSubgraphs } from './platform.js';

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routerExecutor } from '../rest-compat/executors.js';
-import type { RouterExecutor } from '../rest-compat/rest.js';
+import type { RouterExecutor } from '../rest-compat/router.ports.js';
 import { Authenticator } from '../router/auth.js';
-import { createGateway, directOperationOf, fastPostOf, loadSupergraph } from '../router/gateway.js';
+import { createGateway, loadSupergraph } from '../router/gateway.js';
 import { restFastPath } from '../router/platform.server.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   tenant = await seedTenant(inject('databaseUrl'), 'fast-path');
   readOnlyKey = await createKey(stack.url, tenant.personal_api_key, ['project:read']);
   intruder = await seedTenant(inject('databaseUrl'), 'fast-path-intruder');
-  fast = fastPostOf(stack.gateway)!;
+  fast = stack.gateway.fastPost;
 });
 afterAll(() => stack?.stop());
 
@@ -210,8 +210,8 @@ describe('plain GraphQL POSTs answered without Yoga', () => {
  * results must be the same objects, errors as the REST layer reads them.
  */
 describe("the REST layer's operations answered without Yoga", () => {
-  const viaYoga = (): RouterExecutor => routerExecutor(async (request) => stack.gateway.fetch(request), 'http://router/graphql', {});
-  const fastPath = () => restFastPath(directOperationOf(stack.gateway)!);
+  const viaYoga = (): RouterExecutor => routerExecutor(async (request) => stack.gateway.runtime.fetch(request), 'http://router/graphql', {});
+  const fastPath = () => restFastPath(stack.gateway.direct);
   const viaFastPath = (): RouterExecutor => routerExecutor(async () => Promise.reject(new Error('left to Yoga')), 'http://router/graphql', { direct: fastPath() });
   const call = (query: string, variables: Record<string, unknown>, key: string | undefined) => ({ query, variables, authorization: key ? `Bearer ${key}` : null });
   // The REST layer's requests are POSTs (Yoga refuses a mutation of any other method), made with these headers.
@@ -283,18 +283,18 @@ describe('the request id sent to subgraphs over HTTP', () => {
     try {
       const body = operation('{ me { email } }');
       const headers = (id?: string) => headersOf(tenant.personal_api_key, id ? { 'x-request-id': id } : {});
-      const yoga = await remote.fetch(new Request('http://router/graphql', { method: 'POST', headers: headers('through-yoga'), body }));
+      const yoga = await remote.runtime.fetch(new Request('http://router/graphql', { method: 'POST', headers: headers('through-yoga'), body }));
       expect(yoga.status).toBe(200);
       expect(seen).toEqual(['through-yoga']);
 
-      const fastPost = fastPostOf(remote)!;
+      const fastPost = remote.fastPost;
       const chosen = await fastPost({ method: 'POST', url: '/graphql', headers: headers('through-fast-path') } as unknown as IncomingMessage, Buffer.from(body));
       expect(chosen?.status).toBe(200);
       const made = await fastPost({ method: 'POST', url: '/graphql', headers: headers() } as unknown as IncomingMessage, Buffer.from(body));
       expect(made?.headers['x-request-id']).toMatch(UUID);
       expect(seen).toEqual(['through-yoga', 'through-fast-path', made!.headers['x-request-id']]);
     } finally {
-      await Promise.resolve(remote.dispose());
+      await Promise.resolve(remote.runtime.dispose());
       await new Promise((resolve) => proxy.close(resolve));
     }
   });

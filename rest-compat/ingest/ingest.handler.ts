@@ -2,7 +2,7 @@ import { AppError, contractError, MethodNotAllowedError, retryAfterHeader } from
 import { INGEST_METHODS, type ReadRequest } from '../../subgraphs/shared/http.js';
 import type { Logger } from '../../subgraphs/shared/logger.js';
 import { errorResponse } from '../errors.js';
-import type { RouterExecutor } from '../rest.js';
+import type { RouterExecutor } from '../router.ports.js';
 import { readIngestText } from './ingest-body.reader.js';
 
 /** The operation `/batch/` runs: the ingestion subgraph's, through the router like every REST path. */

@@ -1,14 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { useInProcessAnswers } from '../../rest-compat/executors.js';
 import { Authenticator } from '../../router/auth.js';
-import { createGateway, loadSupergraph, type RouterContext } from '../../router/gateway.js';
+import { createGateway, loadSupergraph, type Gateway } from '../../router/gateway.js';
 import { listenIngest } from '../../router/ingest-listener.js';
 import { listen, type Listener } from '../../router/listener.js';
 import { restOverRouter } from '../../router/platform.server.js';
-import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/index.js';
+import { startSubgraphs, type RunningSubgraphs } from '../../subgraphs/platform.js';
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
@@ -43,7 +42,7 @@ export interface Stack {
   ingestUrl: string;
   subgraphs: RunningSubgraphs;
   /** The router's runtime, as the listener serves it. */
-  gateway: GatewayRuntime<RouterContext>;
+  gateway: Gateway;
   listener: Listener;
   stop(): Promise<void>;
 }
@@ -118,7 +117,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     stop: async () => {
       await ingest?.close();
       await listener.close();
-      await Promise.resolve(gateway.dispose());
+      await Promise.resolve(gateway.runtime.dispose());
       await subgraphs.stop();
     },
   };

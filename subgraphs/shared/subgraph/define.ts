@@ -1,10 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { NonEmptyArray } from 'type-graphql';
 import type { Config } from '../config.js';
 import type { SubgraphContext } from '../context.js';
-import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 
@@ -46,7 +45,8 @@ export interface Worker {
 }
 
 export interface WorkerRuntime {
-  orm: Orm;
+  // MikroORM itself, not db/orm.ts's alias: the database kit builds on these definitions.
+  orm: MikroORM;
   pubsub: PubSub;
   log: Logger;
   config: Config;
