@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseHogQLSelect } from '../../subgraphs/endpoints/hogql/hogql.parser.js';
+import { parseHogQLSelect } from '../../subgraphs/endpoints/hogql/parse/hogql.parser.js';
 import { compileForCheck } from '../../subgraphs/endpoints/queries/query.runner.js';
 import { prepareQuery } from '../../subgraphs/endpoints/queries/query.node.js';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';

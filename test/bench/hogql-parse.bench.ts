@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseHogQLSelect } from '../../subgraphs/endpoints/hogql/hogql.parser.js';
+import { parseHogQLSelect } from '../../subgraphs/endpoints/hogql/parse/hogql.parser.js';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
 import { onExit, reportLoggedErrors, runBench, say } from './bench.lifecycle.js';
 import { httpRequest } from './http.request.js';

@@ -2,14 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ingestionFacade, type EventKeyset, type EventTime } from '../../ingestion/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { isKind, walk } from '../hogql/hogql.ast.js';
-import { AGGREGATE_FUNCTIONS } from '../hogql/aggregate.functions.js';
-import { alias, and, call, compare, constant, field, or, orderBy, tuple } from '../hogql/hogql.builders.js';
-import { compileHogQL } from '../hogql/hogql.compiler.js';
+import { isKind, walk } from '../hogql/parse/hogql.ast.js';
+import { AGGREGATE_FUNCTIONS } from '../hogql/functions/aggregate.functions.js';
+import { alias, and, call, compare, constant, field, or, orderBy, tuple } from '../hogql/parse/hogql.builders.js';
+import { compileHogQL } from '../hogql/compile/hogql.compiler.js';
 import { HogQLError } from '../hogql/hogql.errors.js';
-import { parseHogQLSelect } from '../hogql/hogql.parser.js';
+import { parseHogQLSelect } from '../hogql/parse/hogql.parser.js';
 import type { CompiledQuery, HogQLNode, HogQLType } from '../hogql/hogql.types.js';
-import { propertiesCondition } from '../hogql/trends.properties.js';
+import { propertiesCondition } from '../hogql/trends/trends.properties.js';
 import { QueryExecutor } from '../queries/query.executor.js';
 
 /** The fields a batch export's query may read (PostHog's list, and the view's `_inserted_at`). */

@@ -1,6 +1,6 @@
 import { openApiDocument, personalApiKeyScheme } from '../../shared/openapi/openapi.document.js';
 import { errorResponses } from '../../shared/openapi/openapi.errors.js';
-import type { HogQLType } from '../hogql/hogql.compiler.js';
+import type { HogQLType } from '../hogql/compile/hogql.compiler.js';
 import type { Endpoint } from '../endpoints/endpoint.entity.js';
 import type { DeclaredVariable, PreparedQuery, VariableType } from '../queries/query.node.js';
 import { compileForCheck } from '../queries/query.runner.js';

@@ -5,7 +5,7 @@ import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { FairSlots } from '../../shared/fair-slots.js';
-import type { CompiledQuery } from '../hogql/hogql.compiler.js';
+import type { CompiledQuery } from '../hogql/compile/hogql.compiler.js';
 import { lost, readRows } from './query.reader.js';
 
 const { readerRole: HOGQL_READER_ROLE, teamSetting: HOGQL_TEAM_SETTING } = ingestionFacade.querySurface;

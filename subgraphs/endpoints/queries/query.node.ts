@@ -1,10 +1,10 @@
 import { ValidationError } from '../../shared/errors.js';
 import { exceedsDepth, jsonSize } from '../../shared/validation.js';
 import { HogQLError } from '../hogql/hogql.errors.js';
-import { placeholdersOf, type VariableValue } from '../hogql/hogql.compiler.js';
-import { parseHogQLSelect } from '../hogql/hogql.parser.js';
+import { placeholdersOf, type VariableValue } from '../hogql/compile/hogql.compiler.js';
+import { parseHogQLSelect } from '../hogql/parse/hogql.parser.js';
 import type { HogQLNode } from '../hogql/hogql.types.js';
-import { trendsToHogQL } from '../hogql/trends.query.js';
+import { trendsToHogQL } from '../hogql/trends/trends.query.js';
 
 /** The query kinds PostHog's endpoints take; the insight kinds other than trends have no compiler here. */
 const INSIGHT_KINDS = ['FunnelsQuery', 'RetentionQuery', 'PathsQuery', 'StickinessQuery', 'LifecycleQuery'];

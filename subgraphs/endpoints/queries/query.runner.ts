@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../shared/logger.js';
 import { ValidationError } from '../../shared/errors.js';
-import { compileHogQL, type CompiledQuery, type HogQLNode, type HogQLType, type VariableValue } from '../hogql/hogql.compiler.js';
+import { compileHogQL, type CompiledQuery, type HogQLNode, type HogQLType, type VariableValue } from '../hogql/compile/hogql.compiler.js';
 import { QueryExecutor } from './query.executor.js';
 import type { PreparedQuery, VariableType } from './query.node.js';
 

@@ -16,7 +16,7 @@ import { EndpointRun } from './endpoint-run.entity.js';
 import type { RunEndpointArgs } from '../endpoints/endpoint.inputs.js';
 import { checkRunRequest, DEBUG_KEYS, refreshMode, runVariables, type RefreshMode } from './run.rules.js';
 import { withRunSlot } from './run.slots.js';
-import { trendsBucketsQuery } from '../hogql/trends.query.js';
+import { trendsBucketsQuery } from '../hogql/trends/trends.query.js';
 import { trendsResults, type BucketRange } from './trends.results.js';
 import { trendsVariables, withTrendsOverrides } from './trends.run.js';
 
