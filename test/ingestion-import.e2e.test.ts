@@ -109,7 +109,7 @@ describe('npm run import', () => {
       // Every line is read (the file fits in what reading may run ahead) and nothing is stored yet.
       await waitFor(() => / · retrying\n/.test(stderr));
       const during = stderr.split('\n').find((line) => line.endsWith(' · retrying'))!;
-      expect(during).toMatch(/^\[\.+\]   0% · 0 events acknowledged · 2,000 awaiting acknowledgement · 0 events\/s · 0 rejected · retrying$/);
+      expect(during).toMatch(/^\[\.+\] {3}0% · 0 events acknowledged · 2,000 awaiting acknowledgement · 0 events\/s · 0 rejected · retrying$/);
       outage = false;
       expect(await exited).toBe(0);
       expect(stderr).toMatch(/\[#+\] 100% · 2,000 events acknowledged · 0 awaiting acknowledgement · [\d,]+ events\/s · 0 rejected\n/);
