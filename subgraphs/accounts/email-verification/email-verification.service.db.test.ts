@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { subgraphOrm } from '../../../test/kit/orm.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import { migrate } from '../../shared/db/migrate.js';
-import { ormOptions } from '../../shared/db/orm.js';
 import { createLogger } from '../../shared/logger.js';
 import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
 import { accounts } from '../index.js';
@@ -12,34 +10,28 @@ import { User } from '../users/user.entity.js';
 import { EmailVerificationService } from './email-verification.service.js';
 
 // The services queue mail in the outbox (no stack of this file delivers it): tokens are read there.
-let orm: MikroORM;
+const orm = subgraphOrm(accounts);
 const pubsub = new MemoryPubSub();
 const silent = createLogger('silent');
-const service = () => new EmailVerificationService(orm.em.fork(), pubsub, silent);
-const accountService = () => new UserAccountService(orm.em.fork(), pubsub, silent);
-
-beforeAll(async () => {
-  orm = await MikroORM.init(ormOptions(accounts, inject('databaseUrl'), 2));
-  await migrate(accounts, orm, createLogger('silent'));
-});
-afterAll(() => orm?.close());
+const service = () => new EmailVerificationService(orm().em.fork(), pubsub, silent);
+const accountService = () => new UserAccountService(orm().em.fork(), pubsub, silent);
 
 const address = (label: string) => `${label}-${randomBytes(5).toString('hex')}@example.test`;
 
 /** A user of its own (no password is checked here) and the actor of a `*` key of theirs. */
 async function newUser(label: string): Promise<{ user: User; actor: Actor }> {
   const user = Object.assign(new User(), { email: address(label), password_hash: 'scrypt$unused' });
-  await orm.em.fork().persistAndFlush(user);
+  await orm().em.fork().persistAndFlush(user);
   return { user, actor: { kind: 'personal_api_key', user: { id: user.id, uuid: user.uuid }, scopes: ['*'], organizations: {} } };
 }
 
 /** The tokens of the verification mails queued for `recipient`, oldest first. */
 async function tokensMailedTo(recipient: string): Promise<string[]> {
-  const rows = await orm.em.fork().execute<{ body: string }[]>(`select body from accounts.outbox where recipient = ? and purpose = 'email_verification' order by id`, [recipient]);
+  const rows = await orm().em.fork().execute<{ body: string }[]>(`select body from accounts.outbox where recipient = ? and purpose = 'email_verification' order by id`, [recipient]);
   return rows.map((row) => /Token:\n([0-9A-Za-z]+)\n/.exec(row.body)![1]!);
 }
 
-const fresh = (user: User) => orm.em.fork().findOneOrFail(User, user.id);
+const fresh = (user: User) => orm().em.fork().findOneOrFail(User, user.id);
 
 describe(EmailVerificationService.name, () => {
   describe('verify', () => {
@@ -59,7 +51,7 @@ describe(EmailVerificationService.name, () => {
     it('spends every outstanding token of the address it verifies', async () => {
       const { user } = await newUser('verify-spends');
       for (let mail = 0; mail < 2; mail++) {
-        await orm.em.fork().transactional(async (tx) => service().queue(tx, await tx.findOneOrFail(User, user.id), user.email, 'request'));
+        await orm().em.fork().transactional(async (tx) => service().queue(tx, await tx.findOneOrFail(User, user.id), user.email, 'request'));
       }
       const [one, two] = await tokensMailedTo(user.email);
       expect(one).not.toBe(two);

@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { newUser as newAccountUser } from '../../../test/kit/accounts.js';
+import { subgraphOrm } from '../../../test/kit/orm.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { keyChange, KEY_CHANGES_TOPIC } from '../../shared/auth/key-changes.js';
-import { migrate } from '../../shared/db/migrate.js';
-import { ormOptions } from '../../shared/db/orm.js';
-import { createLogger } from '../../shared/logger.js';
 import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { tokenHash } from '../../shared/secrets.js';
@@ -15,30 +12,20 @@ import { PersonalApiKey } from './personal-api-key.entity.js';
 import { CURRENT_KEY, MAX_KEYS_PER_USER, PersonalApiKeyService } from './personal-api-key.service.js';
 
 // Keys belong to a user, not to an organization: the boundary under test is the user.
-let orm: MikroORM;
-const service = (pubsub?: PubSub) => new PersonalApiKeyService(orm.em.fork(), pubsub);
+const orm = subgraphOrm(accounts);
+const service = (pubsub?: PubSub) => new PersonalApiKeyService(orm().em.fork(), pubsub);
 
-beforeAll(async () => {
-  orm = await MikroORM.init(ormOptions(accounts, inject('databaseUrl'), 2));
-  await migrate(accounts, orm, createLogger('silent'));
-});
-afterAll(() => orm?.close());
+/** A user of its own and the actor of a `*` key of theirs. */
+const newUser = (label: string) => newAccountUser(orm().em.fork(), label);
 
-/** A user of its own (no password is ever checked here) and the actor of a `*` key of theirs. */
-async function newUser(label: string): Promise<{ user: User; actor: Actor }> {
-  const user = Object.assign(new User(), { email: `${label}-${randomBytes(5).toString('hex')}@example.test`, password_hash: 'scrypt$unused' });
-  await orm.em.fork().persistAndFlush(user);
-  return { user, actor: { kind: 'personal_api_key', user: { id: user.id, uuid: user.uuid }, scopes: ['*'], organizations: {} } };
-}
-
-const stored = (id: string) => orm.em.fork().findOneOrFail(PersonalApiKey, id);
+const stored = (id: string) => orm().em.fork().findOneOrFail(PersonalApiKey, id);
 
 describe(PersonalApiKeyService.name, () => {
   describe('create', () => {
     it('keeps only the hash of the value, and the hash presented as a key authenticates nobody', async () => {
       const { user, actor } = await newUser('key-hash');
       const key = await service().create(actor, { label: ' ci ', scopes: ['project:read', 'project:read'] });
-      const rows = await orm.em.fork().execute('select * from accounts.personal_api_keys where id = ?', [key.id]);
+      const rows = await orm().em.fork().execute('select * from accounts.personal_api_keys where id = ?', [key.id]);
       expect(JSON.stringify(rows)).not.toContain(key.value);
       expect(rows[0]).toMatchObject({ secure_value: tokenHash(key.value), label: 'ci', scopes: ['project:read'] });
       expect(await service().authenticate(key.value)).toEqual({ key_id: key.id, user_id: user.id, user_uuid: user.uuid, scopes: ['project:read'] });
@@ -59,7 +46,7 @@ describe(PersonalApiKeyService.name, () => {
       const { user, actor } = await newUser('key-inactive');
       const key = await service().create(actor, { label: 'ci', scopes: ['*'] });
       expect(await service().authenticate(key.value)).not.toBeNull();
-      await orm.em.fork().nativeUpdate(User, { id: user.id }, { is_active: false });
+      await orm().em.fork().nativeUpdate(User, { id: user.id }, { is_active: false });
       expect(await service().authenticate(key.value)).toBeNull();
     });
   });
@@ -132,7 +119,7 @@ describe(PersonalApiKeyService.name, () => {
       for (let index = 0; index < MAX_KEYS_PER_USER; index++) {
         const key = await service().create(actor, first[index] ?? { label: `filler ${index}`, scopes: ['project:read'] });
         // Distinct creation times, oldest first, whatever the clock's resolution.
-        await orm.em.fork().nativeUpdate(PersonalApiKey, { id: key.id }, { created_at: new Date(Date.UTC(2026, 0, 1, 0, index)) });
+        await orm().em.fork().nativeUpdate(PersonalApiKey, { id: key.id }, { created_at: new Date(Date.UTC(2026, 0, 1, 0, index)) });
         ids.push(key.id);
       }
       return ids;

@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Actor } from '../../shared/auth/actor.js';
-import { migrate } from '../../shared/db/migrate.js';
-import { ormOptions } from '../../shared/db/orm.js';
-import { createLogger } from '../../shared/logger.js';
+import { describe, expect, it } from 'vitest';
+import { newUser as newAccountUser } from '../../../test/kit/accounts.js';
+import { subgraphOrm } from '../../../test/kit/orm.js';
 import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
 import { secretBox } from '../../shared/secrets.js';
 import { accounts } from '../index.js';
@@ -13,21 +9,11 @@ import { MAX_FAILURES, recordFailure } from '../users/credential-lockout.js';
 import { User } from '../users/user.entity.js';
 import { TwoFactorService } from './two-factor.service.js';
 
-let orm: MikroORM;
-const service = () => new TwoFactorService(orm.em.fork(), new MemoryPubSub());
+const orm = subgraphOrm(accounts);
+const service = () => new TwoFactorService(orm().em.fork(), new MemoryPubSub());
 
-beforeAll(async () => {
-  orm = await MikroORM.init(ormOptions(accounts, inject('databaseUrl'), 2));
-  await migrate(accounts, orm, createLogger('silent'));
-});
-afterAll(() => orm?.close());
-
-/** A user of its own (no password is checked here) and the actor of a `*` key of theirs. */
-async function newUser(label: string): Promise<{ user: User; actor: Actor }> {
-  const user = Object.assign(new User(), { email: `${label}-${randomBytes(5).toString('hex')}@example.test`, password_hash: 'scrypt$unused' });
-  await orm.em.fork().persistAndFlush(user);
-  return { user, actor: { kind: 'personal_api_key', user: { id: user.id, uuid: user.uuid }, scopes: ['*'], organizations: {} } };
-}
+/** A user of its own and the actor of a `*` key of theirs. */
+const newUser = (label: string) => newAccountUser(orm().em.fork(), label);
 
 /** The code an authenticator shows for `secret`, `steps` periods from now. */
 const code = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
@@ -47,7 +33,7 @@ async function enabled(label: string) {
 }
 
 const mailsTo = async (address: string) =>
-  (await orm.em.fork().execute<{ purpose: string }[]>('select purpose from accounts.outbox where recipient = ? order by id', [address])).map((row) => row.purpose);
+  (await orm().em.fork().execute<{ purpose: string }[]>('select purpose from accounts.outbox where recipient = ? order by id', [address])).map((row) => row.purpose);
 
 describe(TwoFactorService.name, () => {
   describe('startSetup', () => {
@@ -55,7 +41,7 @@ describe(TwoFactorService.name, () => {
       const { user, actor } = await newUser('2fa-restart');
       const first = await service().startSetup(actor, '@me');
       const second = await service().startSetup(actor, '@me');
-      const devices = await orm.em.fork().execute<{ secret_sealed: string }[]>('select secret_sealed from accounts.totp_devices where user_id = ?', [user.id]);
+      const devices = await orm().em.fork().execute<{ secret_sealed: string }[]>('select secret_sealed from accounts.totp_devices where user_id = ?', [user.id]);
       expect(devices).toHaveLength(1);
       expect(devices[0]!.secret_sealed).not.toContain(second.secret);
       expect(secretBox().open(devices[0]!.secret_sealed)).toBe(second.secret);
@@ -97,13 +83,13 @@ describe(TwoFactorService.name, () => {
 
     it('locks code checks out by wrong codes only: five wrong passwords leave them open', async () => {
       const { user, actor, secret } = await enabled('2fa-kinds');
-      for (let attempt = 0; attempt < MAX_FAILURES; attempt++) await recordFailure(orm.em.fork(), user.id, 'password');
+      for (let attempt = 0; attempt < MAX_FAILURES; attempt++) await recordFailure(orm().em.fork(), user.id, 'password');
       expect(await service().validate(actor, '@me', code(secret, 1))).toEqual({ success: true });
     });
 
     it('answers 404 for a deactivated account, whatever the code', async () => {
       const { user, actor, backupCodes } = await enabled('2fa-inactive');
-      await orm.em.fork().nativeUpdate(User, { id: user.id }, { is_active: false });
+      await orm().em.fork().nativeUpdate(User, { id: user.id }, { is_active: false });
       await expect(service().validate(actor, '@me', backupCodes[0])).rejects.toMatchObject({ message: 'Not found.', extensions: { status: 404 } });
       await expect(service().status(actor, '@me')).rejects.toMatchObject({ extensions: { status: 404 } });
     });

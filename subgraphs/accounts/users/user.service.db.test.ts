@@ -1,22 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrate } from '../../shared/db/migrate.js';
-import { ormOptions } from '../../shared/db/orm.js';
-import { createLogger } from '../../shared/logger.js';
+import { describe, expect, it } from 'vitest';
+import { subgraphOrm } from '../../../test/kit/orm.js';
 import { accounts } from '../index.js';
 import { User } from './user.entity.js';
 import { UserService } from './user.service.js';
 
 const PASSWORD = 'correct horse battery staple';
-let orm: MikroORM;
-const service = () => new UserService(orm.em.fork());
-
-beforeAll(async () => {
-  orm = await MikroORM.init(ormOptions(accounts, inject('databaseUrl'), 2));
-  await migrate(accounts, orm, createLogger('silent'));
-});
-afterAll(() => orm?.close());
+const orm = subgraphOrm(accounts);
+const service = () => new UserService(orm().em.fork());
 
 const address = (label: string) => `${label}-${randomBytes(5).toString('hex')}@example.test`;
 
@@ -26,7 +17,7 @@ describe(UserService.name, () => {
       const email = address('Ensure');
       const { user, created } = await service().ensure(` ${email.toUpperCase()} `, PASSWORD);
       expect(created).toBe(true);
-      const rows = await orm.em.fork().execute<{ email: string; password_hash: string }[]>('select email, password_hash from accounts.users where id = ?', [user.id]);
+      const rows = await orm().em.fork().execute<{ email: string; password_hash: string }[]>('select email, password_hash from accounts.users where id = ?', [user.id]);
       expect(rows[0]!.email).toBe(email.toLowerCase());
       expect(rows[0]!.password_hash).toMatch(/^scrypt\$/);
       expect(rows[0]!.password_hash).not.toContain(PASSWORD);
@@ -37,7 +28,7 @@ describe(UserService.name, () => {
     it('refuses a short password and creates nobody', async () => {
       const email = address('short');
       await expect(service().ensure(email, 'short')).rejects.toMatchObject({ extensions: { code: 'password_too_short', attr: 'password' } });
-      expect(await orm.em.fork().count(User, { email })).toBe(0);
+      expect(await orm().em.fork().count(User, { email })).toBe(0);
     });
   });
 
@@ -45,7 +36,7 @@ describe(UserService.name, () => {
     it('leaves deactivated users out, so that no record embeds them', async () => {
       const [active, inactive] = [address('active'), address('inactive')].map((email) => Object.assign(new User(), { email, password_hash: 'scrypt$unused' }));
       inactive!.is_active = false;
-      await orm.em.fork().persistAndFlush([active!, inactive!]);
+      await orm().em.fork().persistAndFlush([active!, inactive!]);
       const found = await service().findByIds([active!.id, inactive!.id, 2_000_000_000]);
       expect([...found.keys()]).toEqual([active!.id]);
     });
