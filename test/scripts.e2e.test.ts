@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -33,6 +33,24 @@ describe('npm scripts', () => {
     const run = spawnSync('sh', ['-c', `${scripts.build} ${flag}`], { cwd: dir, encoding: 'utf8' });
     expect({ code: run.status, stderr: run.stderr }).toEqual({ code, stderr });
     expect(run.stdout).toMatch(stdout);
+    expect(existsSync(join(dir, 'dist', 'kept'))).toBe(true);
+  });
+
+  it.each([
+    ['bench:parse', '--help', 0, /^usage: npm run bench:parse .*hogql-parse; takes no arguments\)\n$/, /^$/],
+    ['bench', '--bogus', 2, /^$/, /^npm run bench takes no arguments: --bogus\nusage: npm run bench .*router, settings, .*fairness; takes no arguments\)\n$/],
+    ['bench:soak', '--bogus', 2, /^$/, /^error: unknown option '--bogus'\nusage: npm run bench:soak \[-- --minutes <n>\]/],
+    ['bench:soak', '--minutes', 2, /^$/, /^error: option '--minutes' argument missing\nusage: /],
+    ['bench:soak', '--help', 0, /^usage: npm run bench:soak /, /^$/],
+  ])('%s %s answers before it builds over dist/ (exit %i)', (name, flag, code, stdout, stderr) => {
+    const dir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
+    mkdirSync(join(dir, 'dist'));
+    writeFileSync(join(dir, 'dist', 'kept'), '');
+    const command = scripts[name]!.replace('sh test/bench/bench.sh', `sh ${resolve('test/bench/bench.sh')}`);
+    const run = spawnSync('sh', ['-c', `${command} ${flag}`], { cwd: dir, encoding: 'utf8' });
+    expect(run.status).toBe(code);
+    expect(run.stdout).toMatch(stdout);
+    expect(run.stderr).toMatch(stderr);
     expect(existsSync(join(dir, 'dist', 'kept'))).toBe(true);
   });
 
