@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { subgraphs as allSubgraphs } from './index.js';
-import { projectsFacade, type BootstrapResult } from './projects/facade.js';
+import { projectsFacade } from './projects/facade.js';
+import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import { accountsFacade } from './accounts/facade.js';
 import { startDeletionWorker, type DeletionWorker } from './deletion.worker.js';
 import { ActorSigner } from './shared/auth/actor.js';
@@ -218,7 +219,7 @@ async function bootstrapFirstStart(config: Config, orms: Map<SubgraphDefinition,
   const file = resolve(config.DATA_DIR, 'bootstrap.json');
   if ((await accountsFacade.countUsers(accountsOrm.em.fork())) > 0) return;
   const password = randomBytes(18).toString('base64url');
-  const result: BootstrapResult = await projectsFacade.bootstrap(
+  const result: BootstrapResult = await bootstrap(
     { accounts: accountsOrm.em.fork(), projects: projectsOrm.em.fork() },
     { email: 'admin@localhost', password },
   );

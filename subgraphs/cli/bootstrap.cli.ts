@@ -10,7 +10,7 @@ import { dataDirHolder } from '../shared/db/embedded.js';
 import { migrate } from '../shared/db/migrate.js';
 import { openOrm } from '../shared/db/orm.js';
 import { createLogger } from '../shared/logger.js';
-import { projectsFacade } from '../projects/facade.js';
+import { bootstrap } from '../bootstrap.js';
 import { bootstrapPassword } from './bootstrap.password.js';
 
 interface BootstrapOptions {
@@ -72,7 +72,7 @@ async function main(options: BootstrapOptions): Promise<number> {
     await migrate(accounts, accountsOrm, log);
     await migrate(projects, projectsOrm, log);
     await checkSecretKey(projectsOrm.em.fork(), config.SECRET_KEY);
-    const result = await projectsFacade.bootstrap(
+    const result = await bootstrap(
       { accounts: accountsOrm.em.fork(), projects: projectsOrm.em.fork() },
       { email: options.email, password, organization: options.organization, project: options.project },
     );

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { bootstrap, type BootstrapInput, type BootstrapResult } from './bootstrap/bootstrap.service.js';
+import { placeOwner, type OwnerPlacement, type OwnerPlacementInput } from './bootstrap/bootstrap.service.js';
 import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
@@ -10,7 +10,7 @@ import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestr
 import { environmentOverview, type EnvironmentOverview } from './settings/environment-overview.js';
 import { UserPlacementService, type CurrentPlacement, type ResolvedPlacement } from './users/user-placement.service.js';
 
-export type { BootstrapInput, BootstrapResult, CurrentPlacement, ResolvedPlacement, EnvironmentOverview, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
+export type { OwnerPlacement, OwnerPlacementInput, CurrentPlacement, ResolvedPlacement, EnvironmentOverview, GroupTypeIndexes, IngestionRestrictionRule, IngestionTarget };
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
@@ -59,6 +59,6 @@ export const projectsFacade = {
   /** Runs the oldest pending project deletion, if any; `cleanup` drops other subgraphs' data. */
   runNextDeletion: (em: EntityManager, cleanup: EnvironmentDataCleanup): Promise<boolean> => new DeletionService(em).runNext(cleanup),
 
-  bootstrap: (em: { accounts: EntityManager; projects: EntityManager }, input: BootstrapInput): Promise<BootstrapResult> =>
-    bootstrap(em, input),
+  /** An organization the user owns and a project in it, made or reused by name (the bootstrap's part here). */
+  placeOwner: (em: EntityManager, userId: number, input: OwnerPlacementInput): Promise<OwnerPlacement> => placeOwner(em, userId, input),
 };

@@ -4,7 +4,7 @@ import { subgraphNamed } from '../../subgraphs/index.js';
 import { migrate } from '../../subgraphs/shared/db/migrate.js';
 import { ormOptions } from '../../subgraphs/shared/db/orm.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
-import { projectsFacade, type BootstrapResult } from '../../subgraphs/projects/facade.js';
+import { bootstrap, type BootstrapResult } from '../../subgraphs/bootstrap.js';
 import { MembershipService } from '../../subgraphs/projects/memberships/membership.service.js';
 import { api } from './http.js';
 
@@ -33,7 +33,7 @@ export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise
       await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
       migrated.add(databaseUrl);
     }
-    const result = await projectsFacade.bootstrap(
+    const result = await bootstrap(
       { accounts: accounts.em.fork(), projects: projects.em.fork() },
       { email, password: 'correct horse battery staple', organization: `${label} organization ${randomBytes(3).toString('hex')}` },
     );

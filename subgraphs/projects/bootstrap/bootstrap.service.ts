@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { accountsFacade } from '../../accounts/facade.js';
 import { MembershipLevel } from '../../shared/auth/actor.js';
 import { EnvironmentService } from '../environments/environment.service.js';
 import { Environment } from '../environments/environment.entity.js';
@@ -9,65 +8,51 @@ import { OrganizationService } from '../organizations/organization.service.js';
 import { Project } from '../projects/project.entity.js';
 import { ProjectService } from '../projects/project.service.js';
 
-export interface BootstrapInput {
-  email: string;
-  password: string;
+/** Where the bootstrap puts its user: an organization and a project, by name (the defaults when blank). */
+export interface OwnerPlacementInput {
   organization?: string;
   project?: string;
 }
 
-/** Exactly what `npm run bootstrap` prints and the embedded first start writes to bootstrap.json. */
-export interface BootstrapResult {
+/** The organization, project and environment the user owns, with the environment's project API key. */
+export interface OwnerPlacement {
   organization_id: string;
   project_id: number;
   environment_id: number;
-  user_uuid: string;
-  personal_api_key: string;
   project_api_key: string;
 }
 
 export const DEFAULT_ORGANIZATION = 'Default organization';
 export const DEFAULT_PROJECT = 'Default project';
-/** The label of the personal API keys the bootstrap makes (the oldest makes room at the user's key limit). */
-export const BOOTSTRAP_KEY_LABEL = 'bootstrap';
 
 /**
- * Makes (or reuses) a user, an organization of which the user is owner, a project with its first
- * environment, and the user's bootstrap personal API key with every scope, given a new value.
+ * Makes (or reuses) an organization of which the user is owner and a project with its first
+ * environment, by name: the projects subgraph's part of the platform's bootstrap.
  */
-export async function bootstrap(
-  em: { accounts: EntityManager; projects: EntityManager },
-  input: BootstrapInput,
-): Promise<BootstrapResult> {
-  const user = await accountsFacade.ensureUser(em.accounts, input.email, input.password);
+export async function placeOwner(em: EntityManager, userId: number, input: OwnerPlacementInput): Promise<OwnerPlacement> {
   const organizationName = input.organization?.trim() || DEFAULT_ORGANIZATION;
   const projectName = input.project?.trim() || DEFAULT_PROJECT;
 
-  const membership = await em.projects.findOne(
+  const membership = await em.findOne(
     Membership,
-    { user_id: user.id, organization: { name: organizationName } },
+    { user_id: userId, organization: { name: organizationName } },
     { populate: ['organization'] },
   );
-  const organization = membership?.organization ?? (await new OrganizationService(em.projects).create(organizationName));
-  await new MembershipService(em.projects).add(organization.id, user.id, MembershipLevel.owner);
+  const organization = membership?.organization ?? (await new OrganizationService(em).create(organizationName));
+  await new MembershipService(em).add(organization.id, userId, MembershipLevel.owner);
 
-  const existing = await em.projects.findOne(Project, { organization, name: projectName }, { orderBy: { id: 'asc' } });
+  const existing = await em.findOne(Project, { organization, name: projectName }, { orderBy: { id: 'asc' } });
   let environment: Environment;
   if (existing) {
-    environment = await em.projects.findOneOrFail(Environment, { id: existing.id });
+    environment = await em.findOneOrFail(Environment, { id: existing.id });
   } else {
-    environment = (await new ProjectService(em.projects).createWithEnvironment(organization.id, projectName)).environment;
+    environment = (await new ProjectService(em).createWithEnvironment(organization.id, projectName)).environment;
   }
 
-  // A new key each run (only its hash is kept, so an earlier value cannot be shown again); those
-  // printed before keep working, and at the 10-key limit the oldest bootstrap key makes room.
-  const personalApiKey = await accountsFacade.issuePersonalApiKey(em.accounts, user, BOOTSTRAP_KEY_LABEL, ['*']);
   return {
     organization_id: organization.id,
     project_id: environment.project.id,
     environment_id: environment.id,
-    user_uuid: user.uuid,
-    personal_api_key: personalApiKey,
-    project_api_key: new EnvironmentService(em.projects).apiToken(environment),
+    project_api_key: new EnvironmentService(em).apiToken(environment),
   };
 }
