@@ -31,6 +31,11 @@ export default defineConfig({
       // What needs no database, no Redis and no process: the code's rules, in under a minute.
       tier('unit', { include: EVERY_TEST, exclude: [...TIERED, ...configDefaults.exclude], globalSetup: [] }),
       // PostgreSQL and Redis, with the platform in the test's own process.
+      // `npm run test:db` runs two files at a time (--maxWorkers=2; vitest's default on two cores is
+      // one): a db file's stack waits on PostgreSQL part of the time. Each fork has a database of
+      // its own (test/kit/fork-database.ts), as the platform's background work takes whatever its
+      // database holds. The e2e tier keeps one: its platforms' start-up and shutdown timings do not
+      // survive a second platform beside them on two cores.
       tier('db', { include: ['**/*.db.test.ts'] }),
       // The built platform started as its users start it: processes, ports, signals.
       tier('e2e', { include: ['**/*.e2e.test.ts'] }),

@@ -8,6 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { createScratchDatabase, dropDatabase } from '../../subgraphs/shared/db/database.js';
 import { EmbeddedDatabase } from '../../subgraphs/shared/db/embedded.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
+import { dropForkDatabases } from './fork-database.js';
 import { BUILD_DIR } from './process.js';
 
 /** The machine's PostgreSQL, unless TEST_DATABASE_URL names another server. */
@@ -37,6 +38,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('databaseUrl', databaseUrl);
   project.provide('redisUrl', TEST_REDIS_URL);
   return async () => {
+    // The tier's files run in parallel forks: fork 1 uses this database, each other one its own.
+    await dropForkDatabases(databaseUrl);
     await dropDatabase(databaseUrl);
     if (--run.tiers === 0) await server.stop();
   };

@@ -4,11 +4,25 @@ import { subgraphNamed } from '../../subgraphs/index.js';
 import { migrate } from '../../subgraphs/shared/db/migrate.js';
 import { ormOptions } from '../../subgraphs/shared/db/orm.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
-import { bootstrap, type BootstrapResult } from '../../subgraphs/bootstrap.js';
+import { accountsFacade } from '../../subgraphs/accounts/facade.js';
+import { hashPassword } from '../../subgraphs/accounts/users/password.js';
+import { User } from '../../subgraphs/accounts/users/user.entity.js';
+import { BOOTSTRAP_KEY_LABEL, type BootstrapResult } from '../../subgraphs/bootstrap.js';
+import { projectsFacade } from '../../subgraphs/projects/facade.js';
 import { MembershipService } from '../../subgraphs/projects/memberships/membership.service.js';
 import { api } from './http.js';
 
 const SILENT = createLogger('silent');
+
+/** The password of every user {@link seedTenant} makes. */
+export const SEED_PASSWORD = 'correct horse battery staple';
+
+/**
+ * Its scrypt hash at the production cost, derived once per test process and stored for every
+ * seeded user: a hash takes about a CPU second on purpose, and the suites seed hundreds of tenants.
+ * Seeded users of one process share a salt; every login and password change derives its own.
+ */
+let seedPasswordHash: Promise<string> | undefined;
 /** Databases whose accounts and projects schemas this process has seen migrated: once is enough. */
 const migrated = new Set<string>();
 
@@ -17,11 +31,12 @@ export interface Tenant extends BootstrapResult {
 }
 
 /**
- * A new user with an organization, a project and a `*` key, made through the same code as
- * `npm run bootstrap`. Every test seeds its own tenants, so suites never share data.
+ * A new user with an organization, a project and a `*` key, made by the same parts as
+ * `npm run bootstrap` (the user's password is {@link SEED_PASSWORD}). Every test seeds its own
+ * tenants, so suites never share data.
  */
 export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise<Tenant> {
-  const email = `${label}-${randomBytes(5).toString('hex')}@example.test`;
+  const email = `${label}-${randomBytes(5).toString('hex')}@example.test`.toLowerCase();
   const [accounts, projects] = await Promise.all([
     MikroORM.init(ormOptions(subgraphNamed('accounts'), databaseUrl, 1)),
     MikroORM.init(ormOptions(subgraphNamed('projects'), databaseUrl, 1)),
@@ -33,10 +48,12 @@ export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise
       await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
       migrated.add(databaseUrl);
     }
-    const result = await bootstrap(
-      { accounts: accounts.em.fork(), projects: projects.em.fork() },
-      { email, password: 'correct horse battery staple', organization: `${label} organization ${randomBytes(3).toString('hex')}` },
-    );
+    // The bootstrap's parts (subgraphs/bootstrap.ts), but the user made here with the shared hash.
+    const user = Object.assign(new User(), { email, password_hash: await (seedPasswordHash ??= hashPassword(SEED_PASSWORD)) });
+    await accounts.em.fork().persistAndFlush(user);
+    const place = await projectsFacade.placeOwner(projects.em.fork(), user.id, { organization: `${label} organization ${randomBytes(3).toString('hex')}` });
+    const personalApiKey = await accountsFacade.issuePersonalApiKey(accounts.em.fork(), user, BOOTSTRAP_KEY_LABEL, ['*']);
+    const result: BootstrapResult = { ...place, user_uuid: user.uuid, personal_api_key: personalApiKey };
     return { ...result, email };
   } finally {
     await Promise.all([accounts.close(), projects.close()]);
