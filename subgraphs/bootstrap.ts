@@ -25,6 +25,15 @@ export const BOOTSTRAP_KEY_LABEL = 'bootstrap';
  */
 export async function bootstrap(em: { accounts: EntityManager; projects: EntityManager }, input: BootstrapInput): Promise<BootstrapResult> {
   const user = await accountsFacade.ensureUser(em.accounts, input.email, input.password);
+  return bootstrapUser(em, user, input);
+}
+
+/** The bootstrap of a user that exists: its organization, project and a new bootstrap key. */
+export async function bootstrapUser(
+  em: { accounts: EntityManager; projects: EntityManager },
+  user: { id: number; uuid: string },
+  input: Omit<BootstrapInput, 'email' | 'password'>,
+): Promise<BootstrapResult> {
   const placement = await projectsFacade.placeOwner(em.projects, user.id, input);
   // A new key each run (only its hash is kept, so an earlier value cannot be shown again); those
   // printed before keep working, and at the 10-key limit the oldest bootstrap key makes room.

@@ -4,11 +4,9 @@ import { subgraphNamed } from '../../subgraphs/index.js';
 import { migrate } from '../../subgraphs/shared/db/migrate.js';
 import { ormOptions } from '../../subgraphs/shared/db/orm.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
-import { accountsFacade } from '../../subgraphs/accounts/facade.js';
 import { hashPassword } from '../../subgraphs/accounts/users/password.js';
 import { User } from '../../subgraphs/accounts/users/user.entity.js';
-import { BOOTSTRAP_KEY_LABEL, type BootstrapResult } from '../../subgraphs/bootstrap.js';
-import { projectsFacade } from '../../subgraphs/projects/facade.js';
+import { bootstrapUser, type BootstrapResult } from '../../subgraphs/bootstrap.js';
 import { MembershipService } from '../../subgraphs/projects/memberships/membership.service.js';
 import { api } from './http.js';
 
@@ -48,12 +46,12 @@ export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise
       await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
       migrated.add(databaseUrl);
     }
-    // The bootstrap's parts (subgraphs/bootstrap.ts), but the user made here with the shared hash.
+    // The bootstrap (subgraphs/bootstrap.ts) of a user made here, with the shared hash.
     const user = Object.assign(new User(), { email, password_hash: await (seedPasswordHash ??= hashPassword(SEED_PASSWORD)) });
     await accounts.em.fork().persistAndFlush(user);
-    const place = await projectsFacade.placeOwner(projects.em.fork(), user.id, { organization: `${label} organization ${randomBytes(3).toString('hex')}` });
-    const personalApiKey = await accountsFacade.issuePersonalApiKey(accounts.em.fork(), user, BOOTSTRAP_KEY_LABEL, ['*']);
-    const result: BootstrapResult = { ...place, user_uuid: user.uuid, personal_api_key: personalApiKey };
+    const result = await bootstrapUser({ accounts: accounts.em.fork(), projects: projects.em.fork() }, user, {
+      organization: `${label} organization ${randomBytes(3).toString('hex')}`,
+    });
     return { ...result, email };
   } finally {
     await Promise.all([accounts.close(), projects.close()]);
