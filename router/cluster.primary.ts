@@ -80,6 +80,9 @@ export async function runPrimary(settings: Config, log: Logger, port: StartingLi
   const fork = (): Worker => {
     const worker = cluster.fork();
     hub.attach(worker);
+    // Another sender's message (prom-client's metrics requests) to a worker that has just ended
+    // fails with EPIPE, raised as this event: no fault of the primary's, which an uncaught one would end.
+    worker.on('error', (error: Error) => log.warn({ err: error, worker_pid: worker.process.pid }, 'a message to a worker failed'));
     worker.on('message', (news: WorkerNews) => news?.platform === 'ready' && listeningEnds.listens(worker.id));
     worker.once('exit', () => listeningEnds.gone(worker.id));
     return worker;

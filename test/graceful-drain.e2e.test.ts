@@ -59,7 +59,7 @@ describe('a graceful stop under keep-alive writers', () => {
       // Every writer has its connection and writes on it when the signal comes.
       while (tally.acknowledged.length < WRITERS * 4) await sleep(50);
       platform.child.kill('SIGTERM');
-      expect(await platform.exited).toBe(0);
+      expect(await platform.exited, platform.stderr.join('').slice(-3000)).toBe(0);
       await Promise.all(writers);
 
       expect(tally.dropped).toEqual([]);

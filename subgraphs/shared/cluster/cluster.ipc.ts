@@ -34,7 +34,7 @@ export class ClusterHub {
 
   broadcast(channel: string, data: unknown): void {
     const message: Message = { platform: 'broadcast', channel, data };
-    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send(message);
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker) send(worker, message);
   }
 
   private async answer(worker: ClusterWorker, id: number, method: string, args: unknown[]): Promise<void> {
@@ -46,8 +46,18 @@ export class ClusterHub {
     } catch (error) {
       reply = { platform: 'reply', id, error: error instanceof Error ? error.message : String(error) };
     }
-    if (worker.isConnected()) worker.send(reply);
+    send(worker, reply);
   }
+}
+
+/**
+ * Sends to a worker that may be gone: one that has exited still looks connected until its
+ * channel's end is read, and a write to it fails (EPIPE). Without a callback Node raises that as
+ * an 'error' event on the worker, an uncaught exception that ended the primary (exit code 1) in
+ * the middle of a graceful stop. A gone worker's calls died with it; it needs no broadcast.
+ */
+function send(worker: ClusterWorker, message: Message): void {
+  if (worker.isConnected()) worker.send(message, undefined, undefined, () => undefined);
 }
 
 const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
