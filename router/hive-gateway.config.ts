@@ -16,7 +16,7 @@ import { configuredKeyThrottle, useKeyThrottle } from './throttle.js';
  * It takes the platform's settings (SECRET_KEY, REDIS_URL, the RATE_LIMIT_* rates, SUBGRAPH_URLS
  * when the subgraphs listen elsewhere than supergraph.yaml says) and the router's own plugins, so
  * a client sees the same keys, scopes, limits and errors on /graphql as through `npm start`.
- * It serves GraphQL and graphql-ws only; REST and /batch/ stay with `node dist/router/main.js`.
+ * It serves GraphQL and graphql-ws only; REST and /batch/ stay with `node dist/router/process/main.js`.
  */
 const settings = config();
 const log = createLogger(settings.LOG_LEVEL, 'hive-gateway');

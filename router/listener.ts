@@ -28,7 +28,7 @@ import { headerValue, type Gateway } from './gateway.js';
 import { GRAPHIQL_ASSETS, graphiqlAsset } from './graphiql.page.js';
 import { landingPage } from './landing.js';
 import { isDirectAnswer, type DirectAnswer } from './post.fast-path.js';
-import type { PortHold } from './starting.listener.js';
+import type { PortHold } from './listener.ports.js';
 import { loggableUrl } from '../subgraphs/shared/auth/key-parameter.js';
 
 /** A handler for one family of paths, in WHATWG terms. */

@@ -46,8 +46,11 @@ function importCircles(folders: string[]): string[][] {
   for (const file of files) if (!order.has(file)) visit(file);
   return circles;
 }
-/** Domain subgraphs; `shared/` is the kit and `cli/` the commands that assemble the whole platform. */
-const domains = readdirSync('subgraphs').filter((name) => !['shared', 'cli'].includes(name) && statSync(join('subgraphs', name)).isDirectory());
+/** Domain subgraphs; `shared/` is the kit. */
+const domains = readdirSync('subgraphs').filter((name) => name !== 'shared' && statSync(join('subgraphs', name)).isDirectory());
+
+/** The process model: what `npm start` and the platform's commands run, the one layer that assembles every other. */
+const PROCESS_MODEL = 'router/process/';
 
 describe('architecture: import boundaries', () => {
   it.each(domains)('subgraph %s imports only itself, the shared kit and other subgraphs\' facades (its tests also the test kit)', (domain) => {
@@ -68,30 +71,47 @@ describe('architecture: import boundaries', () => {
     const offending = sourceFiles('subgraphs/shared').flatMap((file) =>
       importsOf(file)
         .filter((target) => !target.startsWith('subgraphs/shared/'))
+        // Its tests that run the built code find it through the test kit.
+        .filter((target) => !(file.endsWith('.test.ts') && target.startsWith('test/kit/')))
         .map((target) => `${rel(file)} -> ${target}`),
     );
     expect(offending).toEqual([]);
   });
 
   it('the router and the REST layer see the shared kit, not subgraph internals', () => {
-    const offending = [...sourceFiles('router'), ...sourceFiles('rest-compat')].flatMap((file) =>
+    const offending = [...sourceFiles('router'), ...sourceFiles('rest-compat')]
+      .filter((file) => !rel(file).startsWith(PROCESS_MODEL))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => target.startsWith('subgraphs/') && !target.startsWith('subgraphs/shared/'))
+          .map((target) => `${rel(file)} -> ${target}`),
+      );
+    expect(offending).toEqual([]);
+  });
+
+  it('the process model assembles the subgraphs through the registry and their facades only', () => {
+    const offending = sourceFiles(PROCESS_MODEL).flatMap((file) =>
       importsOf(file)
         .filter((target) => target.startsWith('subgraphs/') && !target.startsWith('subgraphs/shared/'))
-        // The process entry point (and its cluster primary) assembles the platform from the subgraph registry.
-        .filter((target) => !(['router/platform.server.ts', 'router/cluster.primary.ts'].includes(rel(file)) && target === 'subgraphs/platform.ts'))
+        .filter((target) => target !== 'subgraphs/index.ts' && !/^subgraphs\/[^/]+\/facade\.ts$/.test(target))
         .map((target) => `${rel(file)} -> ${target}`),
     );
     expect(offending).toEqual([]);
   });
 
-  it('the REST layer never calls the router\'s internals, nor the router the REST layer\'s, except to mount it', () => {
+  it('nothing but the process model (and the tests) imports the process model', () => {
+    const offending = [...sourceFiles('router'), ...sourceFiles('rest-compat'), ...sourceFiles('subgraphs'), ...sourceFiles('schema')]
+      .filter((file) => !rel(file).startsWith(PROCESS_MODEL) && !file.endsWith('.test.ts'))
+      .flatMap((file) => importsOf(file).filter((target) => target.startsWith(PROCESS_MODEL)).map((target) => `${rel(file)} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('the REST layer never calls the router\'s internals, nor the router the REST layer\'s, except where the process model mounts it', () => {
     const restToRouter = sourceFiles('rest-compat').flatMap((file) => importsOf(file).filter((target) => target.startsWith('router/')));
     expect(restToRouter).toEqual([]);
-    const routerToRest = sourceFiles('router').flatMap((file) =>
-      importsOf(file)
-        .filter((target) => target.startsWith('rest-compat/'))
-        .filter(() => rel(file) !== 'router/platform.server.ts'),
-    );
+    const routerToRest = sourceFiles('router')
+      .filter((file) => !rel(file).startsWith(PROCESS_MODEL))
+      .flatMap((file) => importsOf(file).filter((target) => target.startsWith('rest-compat/')));
     expect(routerToRest).toEqual([]);
   });
 

@@ -8,7 +8,7 @@ import { BUILD_DIR } from './kit/process.js';
 import { startStack, TEST_SECRET_KEY, type Stack } from './kit/stack.js';
 import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
 
-const CLI = `${BUILD_DIR}/subgraphs/cli/bootstrap.cli.js`;
+const CLI = `${BUILD_DIR}/router/process/cli/bootstrap.cli.js`;
 const PASSWORD = 'a long password';
 const KEYS = ['organization_id', 'project_id', 'environment_id', 'user_uuid', 'personal_api_key', 'project_api_key'];
 
@@ -191,7 +191,7 @@ describe('a SECRET_KEY that does not open the database', () => {
       const other = { ...env, SECRET_KEY: 'another key, of more than thirty-two characters' };
       const line = /^invalid setting SECRET_KEY: does not open the secrets this database holds \(they were sealed under another key\)\n$/;
       expect(await bootstrapCli(args, other)).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(line) });
-      expect(await run(process.execPath, [`${BUILD_DIR}/router/main.js`], { ...other, WORKERS: '1', PORT: '0' })).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(line) });
+      expect(await run(process.execPath, [`${BUILD_DIR}/router/process/main.js`], { ...other, WORKERS: '1', PORT: '0' })).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(line) });
       // The right key still opens what the first run sealed.
       const again = await bootstrapCli(args, { ...env, SECRET_KEY: TEST_SECRET_KEY });
       expect(oneJsonObject(again.stdout).project_api_key).toBe(oneJsonObject(first.stdout).project_api_key);

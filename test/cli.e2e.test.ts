@@ -7,11 +7,11 @@ import { BUILD_DIR, runCli } from './kit/process.js';
 
 /** Every command the README names, as its usage line starts, with the options its help must describe. */
 const COMMANDS = [
-  { name: 'npm start', script: 'router/main.js', options: [] },
-  { name: 'npm run bootstrap', script: 'subgraphs/cli/bootstrap.cli.js', options: ['--email', '--password', '--password-file', '--organization', '--project', 'BOOTSTRAP_PASSWORD'] },
-  { name: 'npm run db:migrate', script: 'subgraphs/cli/migrate.cli.js', options: [] },
-  { name: 'npm run db:migration:create', script: 'subgraphs/cli/migration-create.cli.js', options: ['subgraph'] },
-  { name: 'node dist/subgraphs/cli/subgraph.cli.js', script: 'subgraphs/cli/subgraph.cli.js', options: ['<name>'] },
+  { name: 'npm start', script: 'router/process/main.js', options: [] },
+  { name: 'npm run bootstrap', script: 'router/process/cli/bootstrap.cli.js', options: ['--email', '--password', '--password-file', '--organization', '--project', 'BOOTSTRAP_PASSWORD'] },
+  { name: 'npm run db:migrate', script: 'router/process/cli/migrate.cli.js', options: [] },
+  { name: 'npm run db:migration:create', script: 'router/process/cli/migration-create.cli.js', options: ['subgraph'] },
+  { name: 'node dist/router/process/cli/subgraph.cli.js', script: 'router/process/cli/subgraph.cli.js', options: ['<name>'] },
   { name: 'npm run schema:emit', script: 'schema/emit.js', options: [] },
   {
     name: 'npm run import',
@@ -45,17 +45,17 @@ describe.concurrent('command lines', () => {
   });
 
   it('an unknown option written with its value does not repeat the value (it may be a password)', async () => {
-    const { code, stderr } = await runCli(`${BUILD_DIR}/subgraphs/cli/bootstrap.cli.js`, ['--email', 'a@example.test', '--pasword=hunter2hunter2'], NO_SETTINGS);
+    const { code, stderr } = await runCli(`${BUILD_DIR}/router/process/cli/bootstrap.cli.js`, ['--email', 'a@example.test', '--pasword=hunter2hunter2'], NO_SETTINGS);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^error: unknown option '--pasword=…'/);
     expect(stderr).not.toContain('hunter2');
   });
 
   it.each([
-    ['an option without its value', 'subgraphs/cli/bootstrap.cli.js', ['--email'], /^error: option '--email <address>' argument missing\nusage:/],
-    ['a missing argument', 'subgraphs/cli/subgraph.cli.js', [], /^error: missing required argument 'name'\nusage:/],
-    ['an unknown subgraph', 'subgraphs/cli/subgraph.cli.js', ['nope'], /^error: no subgraph named nope: name one of accounts, /],
-    ['an extra argument', 'router/main.js', ['extra'], /^error: too many arguments/],
+    ['an option without its value', 'router/process/cli/bootstrap.cli.js', ['--email'], /^error: option '--email <address>' argument missing\nusage:/],
+    ['a missing argument', 'router/process/cli/subgraph.cli.js', [], /^error: missing required argument 'name'\nusage:/],
+    ['an unknown subgraph', 'router/process/cli/subgraph.cli.js', ['nope'], /^error: no subgraph named nope: name one of accounts, /],
+    ['an extra argument', 'router/process/main.js', ['extra'], /^error: too many arguments/],
   ])('%s is a mistake in the call too (exit 2)', async (_case, script, args, message) => {
     expect(await runCli(`${BUILD_DIR}/${script}`, args, NO_SETTINGS)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
   }, 120_000);
@@ -64,7 +64,7 @@ describe.concurrent('command lines', () => {
     ['a DATABASE_URL whose server refuses connections', { DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-start-')), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, /^invalid setting DATABASE_URL: cannot connect to PostgreSQL: connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
     ['a DATA_DIR that is a file', { DATA_DIR: '/dev/null', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, /^invalid setting DATA_DIR: cannot be made \(EEXIST[^\n]+\)\n$/],
   ])('npm start names the setting behind %s, in one line (exit 1)', async (_case, settings, line) => {
-    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], { ...settings, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' });
+    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/process/main.js`, [], { ...settings, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' });
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toMatch(line);
   }, 120_000);
@@ -73,7 +73,7 @@ describe.concurrent('command lines', () => {
     const server = new URL(inject('databaseUrl'));
     const databaseUrl = `postgres://no_such_role_here@${server.host}/postgres`;
     const settings = { DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-start-')), DATABASE_URL: databaseUrl, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' };
-    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], settings);
+    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/process/main.js`, [], settings);
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toMatch(/^invalid setting DATABASE_URL: cannot connect to PostgreSQL: role "no_such_role_here" does not exist\n$/);
   }, 120_000);
@@ -85,7 +85,7 @@ describe.concurrent('command lines', () => {
     try {
       const databaseUrl = `postgres://nobody@127.0.0.1:${(silent.address() as AddressInfo).port}/none`;
       const settings = { DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-start-')), DATABASE_URL: databaseUrl, WORKERS: '1', PORT: '0', LOG_LEVEL: 'silent' };
-      const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/main.js`, [], settings);
+      const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/process/main.js`, [], settings);
       expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
       expect(stderr).toMatch(/^invalid setting DATABASE_URL: cannot connect to PostgreSQL: no answer within 10 s\n$/);
     } finally {
@@ -95,7 +95,7 @@ describe.concurrent('command lines', () => {
   }, 120_000);
 
   it('a failure is one line on stderr, exit 1, no stack trace', async () => {
-    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/subgraphs/cli/migrate.cli.js`, [], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', LOG_LEVEL: 'silent' });
+    const { code, stdout, stderr } = await runCli(`${BUILD_DIR}/router/process/cli/migrate.cli.js`, [], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', LOG_LEVEL: 'silent' });
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toMatch(/^migration failed: [^\n]+\n$/);
   }, 120_000);

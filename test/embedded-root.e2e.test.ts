@@ -15,7 +15,7 @@ describe.skipIf(!asRoot)('the embedded default as root', () => {
     chmodSync(locked, 0o700);
     const dataDir = join(locked, 'checkout', '.data');
     const started = Date.now();
-    const result = await runCli(`${BUILD_DIR}/router/main.js`, [], { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
+    const result = await runCli(`${BUILD_DIR}/router/process/main.js`, [], { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
     expect(result.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(15_000);
     const lines = result.stderr.trim().split('\n');
@@ -37,7 +37,7 @@ describe('the embedded server failing', () => {
     // A data directory that claims to be one and holds nothing else.
     mkdirSync(join(dataDir, 'pg'), { recursive: true });
     writeFileSync(join(dataDir, 'pg', 'PG_VERSION'), '17\n');
-    const result = await runCli(`${BUILD_DIR}/router/main.js`, [], { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'error' });
+    const result = await runCli(`${BUILD_DIR}/router/process/main.js`, [], { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'error' });
     expect(result.code).toBe(1);
     const records = result.stderr
       .split('\n')

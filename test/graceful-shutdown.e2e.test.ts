@@ -143,7 +143,7 @@ describe('SIGTERM under load', () => {
 
   it('stops gracefully on a signal that came while its subgraphs were starting, once they have started', async () => {
     const env = { PATH: process.env.PATH ?? '', ...(await settings({ LOG_LEVEL: 'info', WORKERS: '1' })) };
-    const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`${BUILD_DIR}/router/process/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Its log records go to stderr; stdout has the line for people.
@@ -168,7 +168,7 @@ describe('SIGTERM under load', () => {
     try {
       for (const subgraph of subgraphs) await holder.query('select pg_advisory_lock($1)', [migrationLockId(subgraph.name)]);
       const env = { PATH: process.env.PATH ?? '', ...(await settings({ DATABASE_URL: databaseUrl, WORKERS: '1', SHUTDOWN_TIMEOUT_SECONDS: '1' })) };
-      const child = spawn(process.execPath, [`${BUILD_DIR}/router/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [`${BUILD_DIR}/router/process/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(child);
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));

@@ -2,7 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { subgraphNamed } from '../subgraphs/index.js';
-import { startDeletionWorker } from '../subgraphs/deletion.worker.js';
+import { startDeletionWorker } from '../router/process/deletion.worker.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { api } from './kit/http.js';

@@ -5,7 +5,7 @@ import { routerExecutor } from '../rest-compat/executors.js';
 import type { RouterExecutor } from '../rest-compat/router.ports.js';
 import { Authenticator } from '../router/auth.js';
 import { createGateway, loadSupergraph } from '../router/gateway.js';
-import { restFastPath } from '../router/platform.server.js';
+import { restFastPath } from '../router/process/platform.server.js';
 import { ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { requestsTotal } from '../subgraphs/shared/metrics.js';

@@ -66,7 +66,7 @@ beforeAll(async () => {
   redisPort = await freePort();
   redis = await ownRedis(redisPort);
   env.REDIS_URL = `redis://127.0.0.1:${redisPort}`;
-  const migrated = await runCli(`${BUILD_DIR}/subgraphs/cli/migrate.cli.js`, [], env);
+  const migrated = await runCli(`${BUILD_DIR}/router/process/cli/migrate.cli.js`, [], env);
   if (migrated.code !== 0) throw new Error(`migrations failed: ${migrated.stderr}`);
   await start(entries.filter((entry) => routing.has(entry.name)).map((entry) => entry.name));
   await start(entries.filter((entry) => !routing.has(entry.name)).map((entry) => entry.name));

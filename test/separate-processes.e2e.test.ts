@@ -45,7 +45,7 @@ describe('the parts as separate processes', () => {
     };
     const urls: string[] = [];
     for (const { name } of subgraphs) {
-      const { child, line } = await startProcess(`${BUILD_DIR}/subgraphs/cli/subgraph.cli.js`, [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
+      const { child, line } = await startProcess(`${BUILD_DIR}/router/process/cli/subgraph.cli.js`, [name], { ...common, SUBGRAPH_PORT: String(await freePort()) }, /http:\/\/\S+\/graphql/);
       children.push(child);
       urls.push(`${name}=${line}`);
     }

@@ -6,7 +6,7 @@ import { freePort, startPlatform } from './kit/process.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
 /**
- * `node /path/to/dist/router/main.js` started in another directory (a service manager's): the
+ * `node /path/to/dist/router/process/main.js` started in another directory (a service manager's): the
  * schemas it reads are the repository's, not the working directory's.
  */
 describe('started outside the repository', () => {

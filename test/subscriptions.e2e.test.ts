@@ -167,7 +167,7 @@ describe('subscriptions through the router, Redis pub/sub across processes', () 
     const probes = await untilLive(stack, tenant, events);
 
     // A second customer-profiles subgraph, in its own process, sharing only PostgreSQL and Redis.
-    publisher = spawn(process.execPath, [`${BUILD_DIR}/subgraphs/cli/subgraph.cli.js`, 'customer-profiles'], {
+    publisher = spawn(process.execPath, [`${BUILD_DIR}/router/process/cli/subgraph.cli.js`, 'customer-profiles'], {
       env: {
         ...process.env,
         DATABASE_URL: inject('databaseUrl'),

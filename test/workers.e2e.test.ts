@@ -7,7 +7,7 @@ import { descendants, freePort, startPlatform, type Platform } from './kit/proce
 import { addMember, seedTenant, type Tenant } from './kit/seed.js';
 import { startSmtpSink, type SmtpSink } from './kit/smtp-sink.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
-import { YOUNG_GENERATION_FLAG } from '../router/young-generation.js';
+import { YOUNG_GENERATION_FLAG } from '../router/process/young-generation.js';
 import { collect, wsClient } from './kit/ws.js';
 
 /**
@@ -80,7 +80,7 @@ describe('two workers without Redis', () => {
     expect(platform.stdout.join('').match(/Analytics platform listening on/g)).toHaveLength(1);
   });
 
-  it("forks its workers with the larger young generation (router/young-generation.ts)", () => {
+  it("forks its workers with the larger young generation (router/process/young-generation.ts)", () => {
     const workers = logLines().filter((line) => line.msg === 'worker listening');
     expect(workers).toHaveLength(2);
     for (const { pid } of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(YOUNG_GENERATION_FLAG);

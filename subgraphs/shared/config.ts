@@ -141,7 +141,7 @@ const schema = z.object({
     .optional(),
   /** Where a REST layer run alone sends its GraphQL operations. */
   ROUTER_URL: url(['http:', 'https:']).default('http://127.0.0.1:8000/graphql'),
-  /** Port of a subgraph served alone (`node dist/subgraphs/cli/subgraph.cli.js <name>`); 0 for any free one. */
+  /** Port of a subgraph served alone (`node dist/router/process/cli/subgraph.cli.js <name>`); 0 for any free one. */
   SUBGRAPH_PORT: port.optional(),
 });
 

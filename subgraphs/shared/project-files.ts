@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * A file of the repository (`schema/api.graphql`), wherever the process was started from: looked
  * for from this module upwards (the sources, `dist/` and the tests' build all sit below the root).
- * A service manager may start `node …/dist/router/main.js` in any working directory.
+ * A service manager may start `node …/dist/router/process/main.js` in any working directory.
  */
 export function projectFile(relative: string): string {
   const here = fileURLToPath(import.meta.url);

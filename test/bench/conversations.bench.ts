@@ -465,7 +465,7 @@ function report(variants: Variant[], run: { startLoad: number; code: string; fil
     '',
     `Machine: ${machine()}. Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}. ` +
       `Open files: \`ulimit -n\` ${run.files.shell} (soft ${run.files.soft}, hard ${run.files.hard}).`,
-    'Run with `npm run --silent build && node dist/test/bench/conversations.bench.js`. The platform is `node dist/router/main.js` in a child',
+    'Run with `npm run --silent build && node dist/test/bench/conversations.bench.js`. The platform is `node dist/router/process/main.js` in a child',
     'process (LOG_LEVEL=warn) on a scratch database of the PostgreSQL server at 127.0.0.1, first with REDIS_URL (Redis at 127.0.0.1,',
     'a prefix of its own), then without (in-process pub/sub). The model is an OpenAI-compatible stand-in in a worker thread of the',
     'bench (OPENAI_BASE_URL), which writes one word per chunk and notes when; subscribers run on the bench\'s main thread, on the same clock.',

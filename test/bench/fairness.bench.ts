@@ -70,7 +70,7 @@ async function main(): Promise<void> {
 
 /** A user, an organization of its own and a project in it, from the bootstrap CLI. */
 async function tenant(env: NodeJS.ProcessEnv, organization: string): Promise<Bootstrapped> {
-  const cli = resolve(ROOT, 'dist/subgraphs/cli/bootstrap.cli.js');
+  const cli = resolve(ROOT, 'dist/router/process/cli/bootstrap.cli.js');
   const email = `${organization.replace(/\W/g, '').toLowerCase()}@example.test`;
   const args = ['--email', email, '--password', 'correct horse battery staple', '--organization', organization, '--project', organization];
   const { stdout } = await promisify(execFile)(process.execPath, [cli, ...args], { cwd: ROOT, env });

@@ -191,7 +191,7 @@ function report(runs: Run[], startLoad: number, code: string, eventBytes: number
       `(test/kit/events.ts: page views and custom events with the properties posthog-js sends, ${eventBytes} bytes of JSON an event,`,
       `2% \`$identify\`, 0.5% \`$groupidentify\`, 20,000 users, UUIDv7 ids, one year ending 3 days ago), ${BATCH_SIZE} per batch, plain JSON`,
       `with \`historical_migration: true\`, from ${SENDERS} concurrent senders (node:http, kept-alive connections) through`,
-      '`node dist/router/main.js`; then the same rows by one `COPY … FROM STDIN` into `bench_copy.events` (`like ingestion.events`',
+      '`node dist/router/process/main.js`; then the same rows by one `COPY … FROM STDIN` into `bench_copy.events` (`like ingestion.events`',
       'with its indexes and the same monthly partitions) in the same database. Every /batch/ answer was 200 and every event was',
       `stored once (counted afterwards). The senders and the COPY client run in the bench process. ${priorityNote()}`,
       '',

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       '',
       `Machine: ${machine()}. Code: ${code}. Load average (1 min) at the start: ${startLoad.toFixed(2)}. ${priorityNote()}`,
       'Run with `npm run --silent build && node dist/test/bench/llm.bench.js`. Default options; each case',
-      `${RUNS} runs after ${Math.ceil(RUNS / 10)} of warm-up, one at a time; REST through the platform (\`node dist/router/main.js\`, in-process`,
+      `${RUNS} runs after ${Math.ceil(RUNS / 10)} of warm-up, one at a time; REST through the platform (\`node dist/router/process/main.js\`, in-process`,
       'subgraphs, embedded nothing: PostgreSQL at 127.0.0.1), from `node:http` over one kept-alive connection with bodies made as bytes',
       'beforehand, each text_repr body made distinct by its id; the `fetch()` row sends one string as the runs before 2026-11-27 11:00 did.',
       'The summary model is the local OpenAI-compatible stand-in of the tests.',

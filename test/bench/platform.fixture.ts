@@ -47,12 +47,12 @@ export function platformEnv(settings: { databaseUrl: string; secretKey: string; 
 const READY_LINE = /^Analytics platform listening on (\S+)$/;
 
 /**
- * Starts `node dist/router/main.js` and waits for "platform listening", noting each subgraph's URL
+ * Starts `node dist/router/process/main.js` and waits for "platform listening", noting each subgraph's URL
  * (logged at LOG_LEVEL=info only).
  */
 export async function startPlatform(root: string, env: NodeJS.ProcessEnv): Promise<RunningPlatform> {
   const port = await freePort();
-  const child = BenchChild.start('the platform', resolve(root, 'dist/router/main.js'), [], { cwd: root, env: { ...env, PORT: String(port) } });
+  const child = BenchChild.start('the platform', resolve(root, 'dist/router/process/main.js'), [], { cwd: root, env: { ...env, PORT: String(port) } });
   const subgraphUrls: Record<string, string> = {};
   try {
     const url = await child.waitFor((line) => {
@@ -80,7 +80,7 @@ export interface Bootstrapped {
 
 /** A user, an organization they own, a project named `projectName` and a `*` key, from the bootstrap CLI. */
 export async function bootstrap(root: string, env: NodeJS.ProcessEnv, projectName: string): Promise<Bootstrapped> {
-  const cli = resolve(root, 'dist/subgraphs/cli/bootstrap.cli.js');
+  const cli = resolve(root, 'dist/router/process/cli/bootstrap.cli.js');
   const args = ['--email', 'bench@example.test', '--password', 'correct horse battery staple', '--project', projectName];
   const { stdout } = await run(process.execPath, [cli, ...args], { cwd: root, env });
   return JSON.parse(stdout) as Bootstrapped;

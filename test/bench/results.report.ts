@@ -19,7 +19,7 @@ interface Ratio {
 const HEADER = `# Router benchmark results
 
 Run with \`npm run bench\` (PostgreSQL at 127.0.0.1:5432 as \`postgres\`, or \`BENCH_DATABASE_URL\`).
-It starts the platform (\`node dist/router/main.js\`) on a scratch database and \`@apollo/gateway\`
+It starts the platform (\`node dist/router/process/main.js\`) on a scratch database and \`@apollo/gateway\`
 over the same running subgraphs, each in its own process, and drives each with autocannon
 (${CONNECTIONS} connections) from the bench process: (a) our router, GraphQL; (b) Apollo Gateway,
 the same GraphQL; (c) our router, the same records through REST. The query joins two subgraphs

@@ -53,7 +53,7 @@ export function appendSettingsResults(file: string, measured: ShapedRun[], run: 
     '',
     `Machine: ${machine()}. Code: ${run.code}. Load average (1 min) at the start: ${run.startLoad.toFixed(2)}. ${priorityNote()}`,
     `Run with \`npm run --silent build && node dist/test/bench/settings.bench.js\`. ${run.seed}`,
-    `Through REST on the platform (\`node dist/router/main.js\`, LOG_LEVEL=warn), autocannon in the bench process.`,
+    `Through REST on the platform (\`node dist/router/process/main.js\`, LOG_LEVEL=warn), autocannon in the bench process.`,
     `Per case and load, as many requests as one client makes in ${run.seconds} s (going by the median of ${TIMED_REQUESTS} timed requests; at least`,
     `${run.minAnswers}), times the clients up to the machine's ${run.cores} cores, after a warm-up of 3/${run.seconds} as many. Each connection is a client with its own key of the user (one connection: one`,
     `request at a time), and settings_as_of varies \`at\` within the second between the same two changes: the`,

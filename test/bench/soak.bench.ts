@@ -35,7 +35,7 @@ interface Window {
 const emptyWindow = (): Window => ({ sent: 0, failed: 0, timings: [], failures: [] });
 
 /**
- * Issue 16's soak: the platform (`node dist/router/main.js`, on its embedded PostgreSQL unless
+ * Issue 16's soak: the platform (`node dist/router/process/main.js`, on its embedded PostgreSQL unless
  * BENCH_DATABASE_URL names a server) under a realistic mix (soak.mix.ts) and one graphql-ws
  * subscription. First its peak: 32 clients as fast as answers come, a minute, after a minute of
  * the same as a warm-up. Then a share of that rate (`--share`, 70%), paced, for `--minutes` (ten):

@@ -44,7 +44,7 @@ export function soakReport(run: SoakRun): string[] {
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — soak (soak.bench.ts)`,
     '',
     `Machine: ${run.machine}; load average at start ${run.startLoad.toFixed(2)}; code ${run.code}.`,
-    `The platform (\`node dist/router/main.js\` on ${run.database}, in-process pub/sub) under the mix of soak.mix.ts (REST reads 25%, REST create+delete 10%, GraphQL across two subgraphs 35%, \`/batch/\` of 20 events 20%, event pages 10%) and one graphql-ws subscription.`,
+    `The platform (\`node dist/router/process/main.js\` on ${run.database}, in-process pub/sub) under the mix of soak.mix.ts (REST reads 25%, REST create+delete 10%, GraphQL across two subgraphs 35%, \`/batch/\` of 20 events 20%, event pages 10%) and one graphql-ws subscription.`,
     `Peak: ${run.peak.rate.toFixed(0)} requests/s (${run.peak.clients} clients, ${run.peak.seconds} s after ${run.peak.warmupSeconds} s of the same). Soak: ${run.rate.toFixed(0)} requests/s paced (${Math.round(run.share * 100)}% of peak) for ${run.seconds / 60} minutes.`,
     'Memory is the PSS of the platform\'s whole process tree (the processes it started, its PostgreSQL\'s when embedded), from /proc/<pid>/smaps_rollup: shared pages counted once.',
     '',

@@ -33,7 +33,7 @@ interface Round {
  * start on the same data. Printed and appended to RESULTS.md; never asserted.
  */
 async function main(): Promise<void> {
-  if (!existsSync(join(ROOT, 'dist/router/main.js'))) throw new Error('no build: run npm install (or npm run build) first');
+  if (!existsSync(join(ROOT, 'dist/router/process/main.js'))) throw new Error('no build: run npm install (or npm run build) first');
   const startLoad = load1();
   const code = codeVersion(ROOT);
   say(`Machine: ${machine()}; load average ${startLoad.toFixed(2)}; code ${code}; WORKERS ${process.env.WORKERS || `default (${availableParallelism()})`}`);
@@ -49,7 +49,7 @@ async function round(): Promise<Round> {
   const first = await npmStart(dataDir, port);
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
   const tree = processTree(first.child.pid!);
-  const nodeRssMb = tree.filter((pid) => commandOf(pid).includes('router/main.js')).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
+  const nodeRssMb = tree.filter((pid) => commandOf(pid).includes('router/process/main.js')).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
   const postgres = tree.filter((pid) => commandOf(pid).startsWith('postgres'));
   const postgresPssMb = postgres.reduce((sum, pid) => sum + pssKb(pid), 0) / 1024;
   await stop(first.child);

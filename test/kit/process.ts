@@ -26,7 +26,7 @@ export interface Platform {
 }
 
 /**
- * The built `router/main.js` as `npm start` runs it, with exactly the given environment (and
+ * The built `router/process/main.js` as `npm start` runs it, with exactly the given environment (and
  * {@link LOOPBACK_DESTINATIONS} where it sets no DESTINATION_ALLOWED_HOSTS), and
  * `TEST_WORKERS` as its WORKERS where the test sets none: `TEST_WORKERS=1 npm test` runs every
  * suite that starts the platform in one process, as CI runs them with the default (two workers).
@@ -35,7 +35,7 @@ export interface Platform {
  */
 export async function startPlatform(env: Record<string, string>, timeoutMs = 90_000, options: { cwd?: string; detached?: boolean } = {}): Promise<Platform> {
   const workers: Record<string, string> = process.env.TEST_WORKERS ? { WORKERS: process.env.TEST_WORKERS } : {};
-  const child = spawn(process.execPath, [resolve(BUILD_DIR, 'router/main.js')], { ...options, env: { PATH: process.env.PATH ?? '', ...workers, DESTINATION_ALLOWED_HOSTS: LOOPBACK_DESTINATIONS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(BUILD_DIR, 'router/process/main.js')], { ...options, env: { PATH: process.env.PATH ?? '', ...workers, DESTINATION_ALLOWED_HOSTS: LOOPBACK_DESTINATIONS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -6,7 +6,7 @@ import { ormOptions } from '../../subgraphs/shared/db/orm.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
 import { hashPassword } from '../../subgraphs/accounts/users/password.js';
 import { User } from '../../subgraphs/accounts/users/user.entity.js';
-import { bootstrapUser, type BootstrapResult } from '../../subgraphs/bootstrap.js';
+import { bootstrapUser, type BootstrapResult } from '../../router/process/bootstrap.js';
 import { MembershipService } from '../../subgraphs/projects/memberships/membership.service.js';
 import { api } from './http.js';
 
@@ -46,7 +46,7 @@ export async function seedTenant(databaseUrl: string, label = 'tenant'): Promise
       await Promise.all([migrate(subgraphNamed('accounts'), accounts, SILENT), migrate(subgraphNamed('projects'), projects, SILENT)]);
       migrated.add(databaseUrl);
     }
-    // The bootstrap (subgraphs/bootstrap.ts) of a user made here, with the shared hash.
+    // The bootstrap (router/process/bootstrap.ts) of a user made here, with the shared hash.
     const user = Object.assign(new User(), { email, password_hash: await (seedPasswordHash ??= hashPassword(SEED_PASSWORD)) });
     await accounts.em.fork().persistAndFlush(user);
     const result = await bootstrapUser({ accounts: accounts.em.fork(), projects: projects.em.fork() }, user, {

@@ -1,11 +1,11 @@
-import '../subgraphs/shared/graphql-mode.js';
+import '../../subgraphs/shared/graphql-mode.js';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
-import { cliProgram, SETTINGS_HELP } from '../subgraphs/shared/cli.js';
-import { ConfigError, config, type Config } from '../subgraphs/shared/config.js';
-import { isDatabaseUnavailable, isLoginRefused } from '../subgraphs/shared/db/database-unavailable.js';
-import { createLogger, writeAfterLogs, type Logger } from '../subgraphs/shared/logger.js';
+import { cliProgram, SETTINGS_HELP } from '../../subgraphs/shared/cli.js';
+import { ConfigError, config, type Config } from '../../subgraphs/shared/config.js';
+import { isDatabaseUnavailable, isLoginRefused } from '../../subgraphs/shared/db/database-unavailable.js';
+import { createLogger, writeAfterLogs, type Logger } from '../../subgraphs/shared/logger.js';
 import { ReportedError, tellPrimary } from './cluster.news.js';
 import { holdWhileStarting } from './starting.listener.js';
 

@@ -1,19 +1,20 @@
 import cluster, { type Worker } from 'node:cluster';
-import { forgetEmbeddedUrl, prepareDatabase } from '../subgraphs/platform.js';
-import { callPrimary, ClusterHub } from '../subgraphs/shared/cluster/cluster.ipc.js';
-import { pubSubServices } from '../subgraphs/shared/cluster/cluster.pubsub.js';
-import { SequenceFloors } from '../subgraphs/shared/pubsub/sequence-floors.js';
-import type { Config } from '../subgraphs/shared/config.js';
-import type { Database } from '../subgraphs/shared/db/database.js';
-import type { Logger } from '../subgraphs/shared/logger.js';
-import { listenMetrics } from '../subgraphs/shared/metrics.listener.js';
-import { clusterMetrics } from '../subgraphs/shared/metrics.js';
-import { onStopSignals } from '../subgraphs/shared/stop-signals.js';
-import { bind } from '../subgraphs/shared/net.js';
-import { rateLimitServices } from '../subgraphs/shared/rate-limit.js';
+import { forgetEmbeddedUrl, prepareDatabase } from './platform.js';
+import { callPrimary, ClusterHub } from '../../subgraphs/shared/cluster/cluster.ipc.js';
+import { pubSubServices } from '../../subgraphs/shared/cluster/cluster.pubsub.js';
+import { SequenceFloors } from '../../subgraphs/shared/pubsub/sequence-floors.js';
+import type { Config } from '../../subgraphs/shared/config.js';
+import type { Database } from '../../subgraphs/shared/db/database.js';
+import type { Logger } from '../../subgraphs/shared/logger.js';
+import { listenMetrics } from '../../subgraphs/shared/metrics.listener.js';
+import { clusterMetrics } from '../../subgraphs/shared/metrics.js';
+import { onStopSignals } from '../../subgraphs/shared/stop-signals.js';
+import { bind } from '../../subgraphs/shared/net.js';
+import { rateLimitServices } from '../../subgraphs/shared/rate-limit.js';
 import { announce, ReportedError, type WorkerNews } from './cluster.news.js';
 import { LISTENING_SERVICE, ListeningEnds } from './cluster.listening.js';
-import type { PortHold, StartingListener } from './starting.listener.js';
+import type { PortHold } from '../listener.ports.js';
+import type { StartingListener } from './starting.listener.js';
 import { withYoungGeneration } from './young-generation.js';
 
 /**

@@ -1,15 +1,15 @@
-import '../shared/graphql-mode.js';
+import '../../../subgraphs/shared/graphql-mode.js';
 import 'reflect-metadata';
-import { readSupergraphConfig } from '../../schema/compose.js';
+import { readSupergraphConfig } from '../../../schema/compose.js';
 import { startSubgraphs } from '../platform.js';
-import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
-import { config } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { listenMetrics } from '../shared/metrics.listener.js';
-import { STOP_SIGNALS } from '../shared/stop-signals.js';
+import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
+import { config } from '../../../subgraphs/shared/config.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
+import { listenMetrics } from '../../../subgraphs/shared/metrics.listener.js';
+import { STOP_SIGNALS } from '../../../subgraphs/shared/stop-signals.js';
 
 const program = cliProgram(
-  'node dist/subgraphs/cli/subgraph.cli.js',
+  'node dist/router/process/cli/subgraph.cli.js',
   'Runs one subgraph alone, on SUBGRAPH_PORT or the port of its routing_url in supergraph.yaml, and prints its ' +
     'URL on stdout. Needs DATABASE_URL and REDIS_URL when the router runs elsewhere (SUBGRAPH_URLS).',
 )
@@ -17,7 +17,7 @@ const program = cliProgram(
   .addHelpText('after', SETTINGS_HELP);
 
 /**
- * `node dist/subgraphs/cli/subgraph.cli.js <name>`: one subgraph alone, on SUBGRAPH_PORT or the port of its
+ * `node dist/router/process/cli/subgraph.cli.js <name>`: one subgraph alone, on SUBGRAPH_PORT or the port of its
  * routing_url in supergraph.yaml. Needs DATABASE_URL and REDIS_URL when the router runs elsewhere.
  */
 async function main(_options: object, [name]: string[]): Promise<void> {

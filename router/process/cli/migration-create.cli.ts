@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { subgraphs } from '../index.js';
-import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
-import { parseConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { createScratchDatabase, dropDatabase, openDatabase } from '../shared/db/database.js';
-import { migrate } from '../shared/db/migrate.js';
-import { openOrm, schemaOf } from '../shared/db/orm.js';
+import { subgraphs } from '../../../subgraphs/index.js';
+import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
+import { parseConfig } from '../../../subgraphs/shared/config.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
+import { createScratchDatabase, dropDatabase, openDatabase } from '../../../subgraphs/shared/db/database.js';
+import { migrate } from '../../../subgraphs/shared/db/migrate.js';
+import { openOrm, schemaOf } from '../../../subgraphs/shared/db/orm.js';
 
 const program = cliProgram(
   'npm run db:migration:create --',

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { callPrimary } from '../subgraphs/shared/cluster/cluster.ipc.js';
+import { callPrimary } from '../../subgraphs/shared/cluster/cluster.ipc.js';
 
 /**
  * A cluster's workers share each public port through the primary, which takes the connections

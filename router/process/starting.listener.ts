@@ -1,14 +1,9 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { retryAfterHeader, StartingError } from '../subgraphs/shared/errors.js';
-import { isHealthPath } from '../subgraphs/shared/health.js';
-import { writeAppError } from '../subgraphs/shared/http.js';
-import { bind, bindHeld } from '../subgraphs/shared/net.js';
-
-/** The public port, held from the first moment of a start and taken over by the platform's listener once every part is up. */
-export interface PortHold {
-  /** Puts the platform's listener on the port; answers its URL. */
-  takeOver(server: Server): Promise<string>;
-}
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { retryAfterHeader, StartingError } from '../../subgraphs/shared/errors.js';
+import { isHealthPath } from '../../subgraphs/shared/health.js';
+import { writeAppError } from '../../subgraphs/shared/http.js';
+import { bind, bindHeld } from '../../subgraphs/shared/net.js';
+import type { PortHold } from '../listener.ports.js';
 
 /** The port held by this process, which a cluster's primary gives up for its workers to bind. */
 export interface StartingListener extends PortHold {

@@ -1,15 +1,15 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { Option } from 'commander';
-import { subgraphNamed } from '../index.js';
+import { subgraphNamed } from '../../../subgraphs/index.js';
 import { checkSecretKey, embeddedUrlFile } from '../platform.js';
-import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../shared/cli.js';
-import { parseConfig, setConfig } from '../shared/config.js';
-import { openDatabase } from '../shared/db/database.js';
-import { dataDirHolder } from '../shared/db/embedded.js';
-import { migrate } from '../shared/db/migrate.js';
-import { openOrm } from '../shared/db/orm.js';
-import { createLogger } from '../shared/logger.js';
+import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
+import { parseConfig, setConfig } from '../../../subgraphs/shared/config.js';
+import { openDatabase } from '../../../subgraphs/shared/db/database.js';
+import { dataDirHolder } from '../../../subgraphs/shared/db/embedded.js';
+import { migrate } from '../../../subgraphs/shared/db/migrate.js';
+import { openOrm } from '../../../subgraphs/shared/db/orm.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
 import { bootstrap } from '../bootstrap.js';
 import { bootstrapPassword } from './bootstrap.password.js';
 

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { subgraphs } from '../index.js';
-import { cliProgram, runCommand, SETTINGS_HELP } from '../shared/cli.js';
-import { parseConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { openDatabase } from '../shared/db/database.js';
-import { migrate } from '../shared/db/migrate.js';
-import { openOrm } from '../shared/db/orm.js';
+import { subgraphs } from '../../../subgraphs/index.js';
+import { cliProgram, runCommand, SETTINGS_HELP } from '../../../subgraphs/shared/cli.js';
+import { parseConfig } from '../../../subgraphs/shared/config.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
+import { openDatabase } from '../../../subgraphs/shared/db/database.js';
+import { migrate } from '../../../subgraphs/shared/db/migrate.js';
+import { openOrm } from '../../../subgraphs/shared/db/orm.js';
 
 const program = cliProgram(
   'npm run db:migrate --',

@@ -1,8 +1,8 @@
-import { projectsFacade } from './projects/facade.js';
-import type { Orm } from './shared/db/orm.js';
-import type { Logger } from './shared/logger.js';
-import type { SubgraphDefinition, Worker } from './shared/subgraph/define.js';
-import { startPeriodicWorker } from './shared/subgraph/periodic.worker.js';
+import { projectsFacade } from '../../subgraphs/projects/facade.js';
+import type { Orm } from '../../subgraphs/shared/db/orm.js';
+import type { Logger } from '../../subgraphs/shared/logger.js';
+import type { SubgraphDefinition, Worker } from '../../subgraphs/shared/subgraph/define.js';
+import { startPeriodicWorker } from '../../subgraphs/shared/subgraph/periodic.worker.js';
 
 /** `drain` runs pending deletions now (tests, and the first run at start). */
 export type DeletionWorker = Worker;

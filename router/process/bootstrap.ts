@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { accountsFacade } from './accounts/facade.js';
-import { projectsFacade, type OwnerPlacement } from './projects/facade.js';
+import { accountsFacade } from '../../subgraphs/accounts/facade.js';
+import { projectsFacade, type OwnerPlacement } from '../../subgraphs/projects/facade.js';
 
 export interface BootstrapInput {
   email: string;

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import { UsageError } from '../shared/cli.js';
+import { UsageError } from '../../../subgraphs/shared/cli.js';
 
 /** Where a password may come from, as `npm run bootstrap` parsed them. */
 export interface PasswordSources {
