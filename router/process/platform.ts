@@ -153,6 +153,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     const signer = new ActorSigner(config.SECRET_KEY);
     for (const [definition, orm] of orms) {
       const runtime = { definition, orm, pubsub, signer, log: log.child({ subgraph: definition.name }) };
+      await projectsFacade.followProjectChanges(orm.em, pubsub);
       served.push(await serveSubgraph(runtime, '127.0.0.1', options.port ?? 0));
       if (definition.startWorker) workers[definition.name] = definition.startWorker({ orm, pubsub, log: runtime.log, config });
     }

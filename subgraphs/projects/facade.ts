@@ -4,6 +4,8 @@ import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
 import { placeEnvironments, reachEnvironment } from './environments/environment-placement.js';
+import { projectCacheOf } from './projects/project.cache.js';
+import type { PubSub } from '../shared/pubsub/pubsub.js';
 import { opensSealedSecrets } from './environments/sealed-secrets.js';
 import { groupTypeIndexes, type GroupTypeIndexes } from './group-types/group-type-indexes.js';
 import { findIngestionTarget, holdLiveProject, markIngested, type IngestionRestrictionRule, type IngestionTarget } from './ingestion/ingestion-target.js';
@@ -14,6 +16,13 @@ export type { OwnerPlacement, OwnerPlacementInput, CurrentPlacement, ResolvedPla
 
 /** What other subgraphs and the platform start-up may ask of projects: plain objects in and out. */
 export const projectsFacade = {
+  /**
+   * Lets the projects' placements and names be cached for an ORM's EntityManagers (those of any
+   * subgraph, whose services reach environments through this facade): only while their changes,
+   * announced on the pub/sub, are heard. Each process does it for every subgraph it serves.
+   */
+  followProjectChanges: (em: EntityManager, pubsub: PubSub): Promise<void> => projectCacheOf(em.getDriver()).follow(pubsub),
+
   /** Whether SECRET_KEY opens the secrets the database holds (true where it holds none yet). */
   opensSealedSecrets: (em: EntityManager, box: SecretBox): Promise<boolean> => opensSealedSecrets(em, box),
 

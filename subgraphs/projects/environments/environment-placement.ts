@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireEnvironment } from '../../shared/auth/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
-import { projectCacheOf } from '../../shared/auth/project-cache.js';
+import { projectCacheOf } from '../projects/project.cache.js';
 
 /**
  * The project and organization of each environment among `ids` that exists and is not being

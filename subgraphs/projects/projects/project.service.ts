@@ -32,7 +32,7 @@ import type { ProjectBasicRecord } from './project-basic.record.js';
 import { listProjects } from './project-list.repository.js';
 import { ProjectRecord } from './project.record.js';
 import { Project } from './project.entity.js';
-import { announceProjectChange, projectCacheOf, type ProjectBrief } from '../../shared/auth/project-cache.js';
+import { announceProjectChange, projectCacheOf, type ProjectBrief } from './project.cache.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 
 /** The fields of a project's brief form, and the type name the router may ask with them. */

@@ -19,7 +19,6 @@ import type { SubgraphDefinition } from './define.js';
 import { KEEP_ALIVE_MS } from '../net.js';
 import { logSocketErrors, ReasonedWebSocket } from '../websocket.js';
 import { InFlight } from '../in-flight.js';
-import { projectCacheOf } from '../auth/project-cache.js';
 import { localSubgraph, type LocalSubgraph } from './local.js';
 import { isHealthPath, ownHealth, partUp, writeHealth, type Health } from '../health.js';
 
@@ -55,8 +54,6 @@ export async function serveSubgraph(runtime: SubgraphRuntime, host: string, port
   const { definition, log } = runtime;
   const inFlight = new InFlight();
   const schema = await buildSubgraphGraphQLSchema(definition);
-  // Placements and names of projects are cached only where their changes are heard.
-  await projectCacheOf(runtime.orm.em.getDriver()).follow(runtime.pubsub);
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatSubgraphError(formatted, error, log);
   const apollo = new ApolloServer<SubgraphContext>({
     schema,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryPubSub } from '../pubsub/memory.pubsub.js';
-import { announceProjectChange, ProjectCache, projectCacheOf } from './project-cache.js';
+import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
+import { announceProjectChange, ProjectCache, projectCacheOf } from './project.cache.js';
 
 const placement = { id: 7, project_id: 7, organization_id: 'org-a' };
 const brief = (id: number) => ({ id, organization_id: 'org-a', name: `Project ${id}` });

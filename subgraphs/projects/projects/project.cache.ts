@@ -1,6 +1,6 @@
-import type { PubSub } from '../pubsub/pubsub.js';
-import { resubscribing } from '../pubsub/resubscribing.js';
-import type { EnvironmentPlacement } from './actor.js';
+import type { PubSub } from '../../shared/pubsub/pubsub.js';
+import { resubscribing } from '../../shared/pubsub/resubscribing.js';
+import type { EnvironmentPlacement } from '../../shared/auth/actor.js';
 
 /**
  * Where a project that changed what the caches below hold is announced (deleted, moved to another
