@@ -27,6 +27,11 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
     // Tiers, by the name's suffix: `npm test` runs them all, `npm run test:<tier>` one alone.
+    // `npm run test:unit` and `test:db` run their files one after another in each fork
+    // (--no-isolate), not in a fresh process each: loading the platform's modules again for every
+    // file was most of those tiers' time. Their tests keep no state between files, and one that
+    // reads process-wide state (the metrics registry) reads what it added. Isolation is the pool's,
+    // one setting for every project at once, so `npm test` keeps it.
     projects: [
       // What needs no database, no Redis and no process: the code's rules, in under a minute.
       tier('unit', { include: EVERY_TEST, exclude: [...TIERED, ...configDefaults.exclude], globalSetup: [] }),
