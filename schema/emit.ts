@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { cliProgram, runCommand } from '../subgraphs/shared/cli.js';
-import { generatedArtefacts } from './artefacts.js';
 
 const program = cliProgram(
   'npm run schema:emit',
@@ -11,6 +10,8 @@ const program = cliProgram(
 
 /** `npm run schema:emit`: writes every generated file of schema/ from the code, once its arguments are known good. */
 async function main(): Promise<void> {
+  // The platform's code only once the call is known good: the help and a mistake answer at once.
+  const { generatedArtefacts } = await import('./artefacts.js');
   const artefacts = await generatedArtefacts();
   for (const [file, text] of Object.entries(artefacts)) {
     const path = resolve(process.cwd(), file);

@@ -1,16 +1,8 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { Option } from 'commander';
-import { subgraphNamed } from '../../../subgraphs/index.js';
-import { checkSecretKey, embeddedUrlFile } from '../platform.js';
 import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
 import { parseConfig, setConfig } from '../../../subgraphs/shared/config.js';
-import { openDatabase } from '../../../subgraphs/shared/db/database.js';
-import { dataDirHolder } from '../../../subgraphs/shared/db/embedded.js';
-import { migrate } from '../../../subgraphs/shared/db/migrate.js';
-import { openOrm } from '../../../subgraphs/shared/db/orm.js';
-import { createLogger } from '../../../subgraphs/shared/logger.js';
-import { bootstrap } from '../bootstrap.js';
 import { bootstrapPassword } from './bootstrap.password.js';
 
 interface BootstrapOptions {
@@ -58,6 +50,18 @@ async function main(options: BootstrapOptions): Promise<number> {
     passwordFile: options.passwordFile,
   });
   const config = setConfig(parseConfig());
+  // The platform's code (seconds of loading) only once the call is known good: the help and a
+  // mistake answer at once.
+  const [{ subgraphNamed }, { checkSecretKey, embeddedUrlFile }, { openDatabase }, { dataDirHolder }, { migrate }, { openOrm }, { createLogger }, { bootstrap }] = await Promise.all([
+    import('../../../subgraphs/index.js'),
+    import('../platform.js'),
+    import('../../../subgraphs/shared/db/database.js'),
+    import('../../../subgraphs/shared/db/embedded.js'),
+    import('../../../subgraphs/shared/db/migrate.js'),
+    import('../../../subgraphs/shared/db/orm.js'),
+    import('../../../subgraphs/shared/logger.js'),
+    import('../bootstrap.js'),
+  ]);
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 'bootstrap');
   // A running platform's embedded database is announced in DATA_DIR; trust it only while that
   // platform lives (a file left by a crash names a server that is gone).

@@ -1,11 +1,6 @@
 import 'reflect-metadata';
-import { subgraphs } from '../../../subgraphs/index.js';
 import { cliProgram, runCommand, SETTINGS_HELP } from '../../../subgraphs/shared/cli.js';
 import { parseConfig } from '../../../subgraphs/shared/config.js';
-import { createLogger } from '../../../subgraphs/shared/logger.js';
-import { openDatabase } from '../../../subgraphs/shared/db/database.js';
-import { migrate } from '../../../subgraphs/shared/db/migrate.js';
-import { openOrm } from '../../../subgraphs/shared/db/orm.js';
 
 const program = cliProgram(
   'npm run db:migrate --',
@@ -16,6 +11,14 @@ const program = cliProgram(
 /** `npm run db:migrate`: applies every subgraph's pending migrations, with progress in the log. */
 async function main(): Promise<number> {
   const config = parseConfig();
+  // The platform's code only once the call is known good: the help and a mistake answer at once.
+  const [{ subgraphs }, { createLogger }, { openDatabase }, { migrate }, { openOrm }] = await Promise.all([
+    import('../../../subgraphs/index.js'),
+    import('../../../subgraphs/shared/logger.js'),
+    import('../../../subgraphs/shared/db/database.js'),
+    import('../../../subgraphs/shared/db/migrate.js'),
+    import('../../../subgraphs/shared/db/orm.js'),
+  ]);
   const log = createLogger(config.LOG_LEVEL, 'migrate');
   const database = await openDatabase(config, log);
   try {

@@ -1,20 +1,16 @@
 import 'reflect-metadata';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { subgraphs } from '../../../subgraphs/index.js';
+import { readSupergraphConfig } from '../../../schema/compose.js';
 import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
 import { parseConfig } from '../../../subgraphs/shared/config.js';
-import { createLogger } from '../../../subgraphs/shared/logger.js';
-import { createScratchDatabase, dropDatabase, openDatabase } from '../../../subgraphs/shared/db/database.js';
-import { migrate } from '../../../subgraphs/shared/db/migrate.js';
-import { openOrm, schemaOf } from '../../../subgraphs/shared/db/orm.js';
 
 const program = cliProgram(
   'npm run db:migration:create --',
   "Writes the migration that brings each subgraph's committed migrations up to its entities, and lists it in " +
     "the subgraph's migrations/index.ts (run from the repository's root).",
 )
-  .argument('[subgraph]', `only this subgraph: ${subgraphs.map((subgraph) => subgraph.name).join(', ')}`)
+  .argument('[subgraph]', `only this subgraph: ${readSupergraphConfig().map((entry) => entry.name).join(', ')}`)
   .addHelpText('after', SETTINGS_HELP);
 
 /**
@@ -24,8 +20,16 @@ const program = cliProgram(
  * (another subgraph's schema would look like something to drop), dropped afterwards.
  */
 async function main(_options: object, [only]: string[]): Promise<number> {
+  if (only && !readSupergraphConfig().some((entry) => entry.name === only)) throw new UsageError(`no subgraph named ${only}`);
+  // The platform's code only once the call is known good: the help and a mistake answer at once.
+  const [{ subgraphs }, { createLogger }, { createScratchDatabase, dropDatabase, openDatabase }, { migrate }, { openOrm, schemaOf }] = await Promise.all([
+    import('../../../subgraphs/index.js'),
+    import('../../../subgraphs/shared/logger.js'),
+    import('../../../subgraphs/shared/db/database.js'),
+    import('../../../subgraphs/shared/db/migrate.js'),
+    import('../../../subgraphs/shared/db/orm.js'),
+  ]);
   const chosen = subgraphs.filter((candidate) => !only || candidate.name === only);
-  if (chosen.length === 0) throw new UsageError(`no subgraph named ${only}`);
   const log = createLogger('warn');
   const database = await openDatabase(parseConfig(), log);
   try {

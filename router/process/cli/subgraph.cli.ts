@@ -1,11 +1,9 @@
 import '../../../subgraphs/shared/graphql-mode.js';
 import 'reflect-metadata';
 import { readSupergraphConfig } from '../../../schema/compose.js';
-import { startSubgraphs } from '../platform.js';
 import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
 import { config } from '../../../subgraphs/shared/config.js';
 import { createLogger } from '../../../subgraphs/shared/logger.js';
-import { listenMetrics } from '../../../subgraphs/shared/metrics.listener.js';
 import { STOP_SIGNALS } from '../../../subgraphs/shared/stop-signals.js';
 
 const program = cliProgram(
@@ -26,6 +24,8 @@ async function main(_options: object, [name]: string[]): Promise<void> {
   if (!entry) throw new UsageError(`no subgraph named ${name}: name one of ${entries.map((e) => e.name).join(', ')}`);
   const settings = config();
   const log = createLogger(settings.LOG_LEVEL, entry.name);
+  // The platform's code only once the call is known good: the help and a mistake answer at once.
+  const [{ startSubgraphs }, { listenMetrics }] = await Promise.all([import('../platform.js'), import('../../../subgraphs/shared/metrics.listener.js')]);
   // 0 asks for any free port (tests run subgraphs beside a deployment on the routing ports).
   const port = settings.SUBGRAPH_PORT ?? Number(new URL(entry.routing_url).port);
   const running = await startSubgraphs(settings, log, { only: [entry.name], port });
