@@ -27,9 +27,10 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
     // Tiers, by the name's suffix: `npm test` runs them all, `npm run test:<tier>` one alone.
-    // `npm run test:unit` and `test:db` run their files one after another in each fork
+    // `npm run test:unit`, `test:db` and `test:e2e` run their files one after another in each fork
     // (--no-isolate), not in a fresh process each: loading the platform's modules again for every
-    // file was most of those tiers' time. Their tests keep no state between files, and one that
+    // file was most of the unit and db tiers' time, and the e2e tier's collect phase. Their tests
+    // keep no state between files (an e2e file kills what it started), and one that
     // reads process-wide state (the metrics registry) reads what it added. Isolation is the pool's,
     // one setting for every project at once, so `npm test` keeps it.
     projects: [
