@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Option } from 'commander';
 import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
 import { parseConfig, setConfig } from '../../../subgraphs/shared/config.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
 import { bootstrapPassword } from './bootstrap.password.js';
 
 interface BootstrapOptions {
@@ -52,14 +53,13 @@ async function main(options: BootstrapOptions): Promise<number> {
   const config = setConfig(parseConfig());
   // The platform's code (seconds of loading) only once the call is known good: the help and a
   // mistake answer at once.
-  const [{ subgraphNamed }, { checkSecretKey, embeddedUrlFile }, { openDatabase }, { dataDirHolder }, { migrate }, { openOrm }, { createLogger }, { bootstrap }] = await Promise.all([
+  const [{ subgraphNamed }, { checkSecretKey, embeddedUrlFile }, { openDatabase }, { dataDirHolder }, { migrate }, { openOrm }, { bootstrap }] = await Promise.all([
     import('../../../subgraphs/index.js'),
     import('../platform.js'),
     import('../../../subgraphs/shared/db/database.js'),
     import('../../../subgraphs/shared/db/embedded.js'),
     import('../../../subgraphs/shared/db/migrate.js'),
     import('../../../subgraphs/shared/db/orm.js'),
-    import('../../../subgraphs/shared/logger.js'),
     import('../bootstrap.js'),
   ]);
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 'bootstrap');

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { cliProgram, runCommand, SETTINGS_HELP } from '../../../subgraphs/shared/cli.js';
 import { parseConfig } from '../../../subgraphs/shared/config.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
 
 const program = cliProgram(
   'npm run db:migrate --',
@@ -12,9 +13,8 @@ const program = cliProgram(
 async function main(): Promise<number> {
   const config = parseConfig();
   // The platform's code only once the call is known good: the help and a mistake answer at once.
-  const [{ subgraphs }, { createLogger }, { openDatabase }, { migrate }, { openOrm }] = await Promise.all([
+  const [{ subgraphs }, { openDatabase }, { migrate }, { openOrm }] = await Promise.all([
     import('../../../subgraphs/index.js'),
-    import('../../../subgraphs/shared/logger.js'),
     import('../../../subgraphs/shared/db/database.js'),
     import('../../../subgraphs/shared/db/migrate.js'),
     import('../../../subgraphs/shared/db/orm.js'),

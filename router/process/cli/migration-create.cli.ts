@@ -4,13 +4,16 @@ import { resolve } from 'node:path';
 import { readSupergraphConfig } from '../../../schema/compose.js';
 import { cliProgram, runCommand, SETTINGS_HELP, UsageError } from '../../../subgraphs/shared/cli.js';
 import { parseConfig } from '../../../subgraphs/shared/config.js';
+import { createLogger } from '../../../subgraphs/shared/logger.js';
+
+const SUBGRAPH_NAMES = readSupergraphConfig().map((entry) => entry.name);
 
 const program = cliProgram(
   'npm run db:migration:create --',
   "Writes the migration that brings each subgraph's committed migrations up to its entities, and lists it in " +
     "the subgraph's migrations/index.ts (run from the repository's root).",
 )
-  .argument('[subgraph]', `only this subgraph: ${readSupergraphConfig().map((entry) => entry.name).join(', ')}`)
+  .argument('[subgraph]', `only this subgraph: ${SUBGRAPH_NAMES.join(', ')}`)
   .addHelpText('after', SETTINGS_HELP);
 
 /**
@@ -20,11 +23,10 @@ const program = cliProgram(
  * (another subgraph's schema would look like something to drop), dropped afterwards.
  */
 async function main(_options: object, [only]: string[]): Promise<number> {
-  if (only && !readSupergraphConfig().some((entry) => entry.name === only)) throw new UsageError(`no subgraph named ${only}`);
+  if (only && !SUBGRAPH_NAMES.includes(only)) throw new UsageError(`no subgraph named ${only}`);
   // The platform's code only once the call is known good: the help and a mistake answer at once.
-  const [{ subgraphs }, { createLogger }, { createScratchDatabase, dropDatabase, openDatabase }, { migrate }, { openOrm, schemaOf }] = await Promise.all([
+  const [{ subgraphs }, { createScratchDatabase, dropDatabase, openDatabase }, { migrate }, { openOrm, schemaOf }] = await Promise.all([
     import('../../../subgraphs/index.js'),
-    import('../../../subgraphs/shared/logger.js'),
     import('../../../subgraphs/shared/db/database.js'),
     import('../../../subgraphs/shared/db/migrate.js'),
     import('../../../subgraphs/shared/db/orm.js'),
