@@ -67,6 +67,25 @@ describe('architecture: import boundaries', () => {
     expect(offending).toEqual([]);
   });
 
+  it('subgraphs depend on each other in one direction: no circle of facades (tests aside)', () => {
+    // Every subgraph builds on projects (organizations, environments); accounts asks projects where
+    // a user is placed, so projects keeps what it needs of a user (its uuid) and never asks back.
+    const dependsOn = new Map(
+      domains.map((domain) => {
+        const targets = sourceFiles(join('subgraphs', domain))
+          .filter((file) => !file.endsWith('.test.ts'))
+          .flatMap(importsOf)
+          .map((target) => /^subgraphs\/([^/]+)\/facade\.ts$/.exec(target)?.[1])
+          .filter((target): target is string => target !== undefined && target !== domain);
+        return [domain, new Set(targets)];
+      }),
+    );
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+      [...dependsOn.get(from)!].some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))));
+    const circular = domains.filter((domain) => reaches(domain, domain));
+    expect(circular).toEqual([]);
+  });
+
   it('the shared kit imports no subgraph, router or REST code', () => {
     const offending = sourceFiles('subgraphs/shared').flatMap((file) =>
       importsOf(file)

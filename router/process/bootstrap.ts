@@ -34,7 +34,7 @@ export async function bootstrapUser(
   user: { id: number; uuid: string },
   input: Omit<BootstrapInput, 'email' | 'password'>,
 ): Promise<BootstrapResult> {
-  const placement = await projectsFacade.placeOwner(em.projects, user.id, input);
+  const placement = await projectsFacade.placeOwner(em.projects, user, input);
   // A new key each run (only its hash is kept, so an earlier value cannot be shown again); those
   // printed before keep working, and at the 10-key limit the oldest bootstrap key makes room.
   const personalApiKey = await accountsFacade.issuePersonalApiKey(em.accounts, user, BOOTSTRAP_KEY_LABEL, ['*']);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { placeOwner, type OwnerPlacement, type OwnerPlacementInput } from './bootstrap/bootstrap.service.js';
+import type { MemberUser } from './memberships/membership.service.js';
 import type { Actor, EnvironmentPlacement } from '../shared/auth/actor.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { DeletionService, type EnvironmentDataCleanup } from './deletion/deletion.service.js';
@@ -69,5 +70,5 @@ export const projectsFacade = {
   runNextDeletion: (em: EntityManager, cleanup: EnvironmentDataCleanup): Promise<boolean> => new DeletionService(em).runNext(cleanup),
 
   /** An organization the user owns and a project in it, made or reused by name (the bootstrap's part here). */
-  placeOwner: (em: EntityManager, userId: number, input: OwnerPlacementInput): Promise<OwnerPlacement> => placeOwner(em, userId, input),
+  placeOwner: (em: EntityManager, user: MemberUser, input: OwnerPlacementInput): Promise<OwnerPlacement> => placeOwner(em, user, input),
 };

@@ -70,11 +70,11 @@ export async function addMember(databaseUrl: string, baseUrl: string, memberKey:
   const me = await fetch(`${baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${memberKey}` },
-    body: JSON.stringify({ query: '{ me { id } }' }),
-  }).then((response) => response.json() as Promise<{ data: { me: { id: number } } }>);
+    body: JSON.stringify({ query: '{ me { id uuid } }' }),
+  }).then((response) => response.json() as Promise<{ data: { me: { id: number; uuid: string } } }>);
   const projects = await MikroORM.init(ormOptions(subgraphNamed('projects'), databaseUrl, 1));
   try {
-    await new MembershipService(projects.em.fork()).add(organizationId, me.data.me.id, level);
+    await new MembershipService(projects.em.fork()).add(organizationId, me.data.me, level);
   } finally {
     await projects.close();
   }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel } from '../../shared/auth/actor.js';
 import { EnvironmentService } from '../environments/environment.service.js';
 import { Environment } from '../environments/environment.entity.js';
-import { MembershipService } from '../memberships/membership.service.js';
+import { MembershipService, type MemberUser } from '../memberships/membership.service.js';
 import { Membership } from '../memberships/membership.entity.js';
 import { OrganizationService } from '../organizations/organization.service.js';
 import { Project } from '../projects/project.entity.js';
@@ -29,17 +29,17 @@ export const DEFAULT_PROJECT = 'Default project';
  * Makes (or reuses) an organization of which the user is owner and a project with its first
  * environment, by name: the projects subgraph's part of the platform's bootstrap.
  */
-export async function placeOwner(em: EntityManager, userId: number, input: OwnerPlacementInput): Promise<OwnerPlacement> {
+export async function placeOwner(em: EntityManager, user: MemberUser, input: OwnerPlacementInput): Promise<OwnerPlacement> {
   const organizationName = input.organization?.trim() || DEFAULT_ORGANIZATION;
   const projectName = input.project?.trim() || DEFAULT_PROJECT;
 
   const membership = await em.findOne(
     Membership,
-    { user_id: userId, organization: { name: organizationName } },
+    { user_id: user.id, organization: { name: organizationName } },
     { populate: ['organization'] },
   );
   const organization = membership?.organization ?? (await new OrganizationService(em).create(organizationName));
-  await new MembershipService(em).add(organization.id, userId, MembershipLevel.owner);
+  await new MembershipService(em).add(organization.id, user, MembershipLevel.owner);
 
   const existing = await em.findOne(Project, { organization, name: projectName }, { orderBy: { id: 'asc' } });
   let environment: Environment;

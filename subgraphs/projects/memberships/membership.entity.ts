@@ -4,6 +4,7 @@ import { Organization } from '../organizations/organization.entity.js';
 /** A user's membership of an organization, with its level (member 1, admin 8, owner 15). */
 @Entity({ tableName: 'memberships' })
 @Unique({ properties: ['organization', 'user_id'] })
+@Unique({ properties: ['organization', 'user_uuid'] })
 export class Membership {
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -15,6 +16,13 @@ export class Membership {
   @Index()
   @Property({ type: 'integer' })
   user_id!: number;
+
+  /**
+   * The same user's uuid, which never changes: the REST paths name a member by it, and keeping it
+   * here answers them without asking the accounts subgraph (which depends on this one).
+   */
+  @Property({ type: 'uuid' })
+  user_uuid!: string;
 
   @Property({ type: 'smallint' })
   level!: number;

@@ -2,6 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActorMembershipsType } from './actor-memberships.type.js';
 import { Membership } from './membership.entity.js';
 
+/** A user of the accounts subgraph, as a membership names it. */
+export interface MemberUser {
+  id: number;
+  uuid: string;
+}
+
 export class MembershipService {
   constructor(private readonly em: EntityManager) {}
 
@@ -11,8 +17,8 @@ export class MembershipService {
     return { organizations: memberships.map((m) => ({ id: m.organization.id, level: m.level })) };
   }
 
-  async add(organizationId: string, userId: number, level: number): Promise<void> {
-    await this.em.upsert(Membership, { organization: organizationId, user_id: userId, level, created_at: new Date() }, {
+  async add(organizationId: string, user: MemberUser, level: number): Promise<void> {
+    await this.em.upsert(Membership, { organization: organizationId, user_id: user.id, user_uuid: user.uuid, level, created_at: new Date() }, {
       onConflictFields: ['organization', 'user_id'],
       onConflictAction: 'ignore',
     });

@@ -1,5 +1,4 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { accountsFacade } from '../../accounts/facade.js';
 import { requireOrganization, requireUserId } from '../../shared/auth/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { KEY_CHANGES_TOPIC, userKeysChange } from '../../shared/auth/key-changes.js';
@@ -73,12 +72,11 @@ export class OrganizationMemberService {
     if (!isUuid(args.organization_id)) throw new NotFoundError();
     requireOrganization(actor, args.organization_id);
     const callerId = requireUserId(actor);
-    const userId = (await accountsFacade.userIdsByUuid(this.em, [args.user_uuid])).get(args.user_uuid);
     const record = await this.em.transactional(async (em) => {
       await em.findOneOrFail(Organization, { id: args.organization_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const [caller, member] = await Promise.all([
         em.findOne(Membership, { organization: args.organization_id, user_id: callerId }),
-        userId === undefined ? null : em.findOne(Membership, { organization: args.organization_id, user_id: userId }),
+        isUuid(args.user_uuid) ? em.findOne(Membership, { organization: args.organization_id, user_uuid: args.user_uuid }) : null,
       ]);
       if (!caller) throw new ForbiddenError();
       if (!member) throw new NotFoundError();
