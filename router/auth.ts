@@ -6,7 +6,7 @@ import type { PubSub } from '../subgraphs/shared/pubsub/pubsub.js';
 import { resubscribing } from '../subgraphs/shared/pubsub/resubscribing.js';
 import { sha256Hex } from '../subgraphs/shared/crypto.js';
 import { AuthenticationFailedError } from '../subgraphs/shared/errors.js';
-import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
+import type { LocalSubgraph } from '../subgraphs/shared/local-subgraph.ports.js';
 import { callSubgraph } from './subgraph-client.js';
 
 /** A lookup's query, as text for a subgraph elsewhere and parsed once for one in this process. */

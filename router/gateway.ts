@@ -7,12 +7,12 @@ import { getOperationAST, GraphQLError, Kind, type DocumentNode } from 'graphql'
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../subgraphs/shared/auth/actor.js';
 import type { RouterContext } from './gateway.context.js';
 import { requireScopes } from '../subgraphs/shared/auth/auth-checker.js';
-import { rootFieldScopes } from '../subgraphs/shared/auth/root-scopes.js';
+import { rootFieldScopes } from './root-scopes.js';
 import type { RequiredScope } from '../subgraphs/shared/auth/scopes.js';
 import { AppError, retryAfterHeader, ServiceUnavailableError } from '../subgraphs/shared/errors.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import type { LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
-import { perOperation } from '../subgraphs/shared/subgraph/per-operation.js';
+import type { LocalSubgraph } from '../subgraphs/shared/local-subgraph.ports.js';
+import { perOperation } from '../subgraphs/shared/per-operation.js';
 import { AUTH_CACHE_MS, type Authenticator } from './auth.js';
 import { useContractErrors } from './errors.js';
 import { renderGraphiQL } from './graphiql.page.js';

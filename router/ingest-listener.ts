@@ -4,7 +4,7 @@ import { NotFoundError } from '../subgraphs/shared/errors.js';
 import { isBatchPath, logAborts, methodsWithIngest, RequestAbortedError, writeAppError, writeServerError } from '../subgraphs/shared/http.js';
 import { isHealthPath, writeHealth, type HealthCheck } from '../subgraphs/shared/health.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
-import { Drain } from '../subgraphs/shared/drain.js';
+import { Drain } from './drain.js';
 import { bind } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { answerIngest, type IngestHandler, type Listener } from './listener.js';

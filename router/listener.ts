@@ -14,12 +14,12 @@ import { isBatchPath, methodsWithIngest, isGzip, logAborts, readBody, readReques
 import { isHealthPath, writeHealth, type HealthCheck } from '../subgraphs/shared/health.js';
 import type { Logger } from '../subgraphs/shared/logger.js';
 import { answerClientErrors } from '../subgraphs/shared/client-error.js';
-import { Drain } from '../subgraphs/shared/drain.js';
+import { Drain } from './drain.js';
 import { bind } from '../subgraphs/shared/net.js';
 import { InFlight } from '../subgraphs/shared/in-flight.js';
 import { ingestQueue, recordRequest, watchSubscriptions } from '../subgraphs/shared/metrics.js';
 import { ALLOWED, type Verdict } from '../subgraphs/shared/rate-limit.js';
-import { Slots } from '../subgraphs/shared/slots.js';
+import { Slots } from './slots.js';
 import { logSocketErrors, ReasonedWebSocket } from '../subgraphs/shared/websocket.js';
 import { credentialOf, narrowedAccess, type Authenticator, type Credential } from './auth.js';
 import { contractErrorsOf, graphqlErrorResponse, toContractError } from './errors.js';

@@ -2,7 +2,7 @@ import type { ExecutionRequest, ExecutionResult, Executor } from '@graphql-tools
 import { buildSchema, parse, type GraphQLFormattedError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
-import type { SubgraphContext } from '../subgraphs/shared/context.js';
+import type { SubgraphContext } from '../subgraphs/shared/subgraph/context.js';
 import { localSubgraph } from '../subgraphs/shared/subgraph/local.js';
 import { localFirstTransport } from './local.transport.js';
 

@@ -2,7 +2,7 @@ import httpTransport from '@graphql-mesh/transport-http';
 import type { ExecutionRequest, ExecutionResult, Executor } from '@graphql-tools/utils';
 import { GraphQLError, type DocumentNode, type FormattedExecutionResult } from 'graphql';
 import type { Actor } from '../subgraphs/shared/auth/actor.js';
-import type { LocalRequest, LocalSubgraph } from '../subgraphs/shared/subgraph/local.js';
+import type { LocalRequest, LocalSubgraph } from '../subgraphs/shared/local-subgraph.ports.js';
 
 type Transport = typeof httpTransport;
 

@@ -1,7 +1,7 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { recordRequest, subgraphCallDuration } from '../subgraphs/shared/metrics.js';
-import { perOperation } from '../subgraphs/shared/subgraph/per-operation.js';
+import { perOperation } from '../subgraphs/shared/per-operation.js';
 
 /** The origin of the requests the platform makes of its own router (a Request's URL is normalised). */
 const INTERNAL_ORIGIN = 'http://router/';

@@ -49,8 +49,19 @@ function importCircles(folders: string[]): string[][] {
 /** Domain subgraphs; `shared/` is the kit. */
 const domains = readdirSync('subgraphs').filter((name) => name !== 'shared' && statSync(join('subgraphs', name)).isDirectory());
 
+/**
+ * What only subgraphs are built from (the builder and runtime, context, arguments, pagination,
+ * scalars; the database; the job queue), inside the kit's folder: the rest of `subgraphs/shared/`
+ * is the platform kit that the router, the REST layer and the process model use as well.
+ */
+const BUILDING_BLOCKS = ['subgraphs/shared/subgraph/', 'subgraphs/shared/db/', 'subgraphs/shared/jobs/'];
+const isBuildingBlock = (file: string) => BUILDING_BLOCKS.some((folder) => file.startsWith(folder));
+
 /** The process model: what `npm start` and the platform's commands run, the one layer that assembles every other. */
 const PROCESS_MODEL = 'router/process/';
+
+/** `npm run import`: one of the platform's commands, and a client of `/batch/` like any other. */
+const IMPORTER = 'router/process/cli/import/';
 
 describe('architecture: import boundaries', () => {
   it.each(domains)('subgraph %s imports only itself, the shared kit and other subgraphs\' facades (its tests also the test kit)', (domain) => {
@@ -97,6 +108,20 @@ describe('architecture: import boundaries', () => {
     expect(offending).toEqual([]);
   });
 
+  it('the platform kit (subgraphs/shared/ outside its building-block folders) imports no building block', () => {
+    const offending = sourceFiles('subgraphs/shared')
+      .filter((file) => !isBuildingBlock(rel(file)) && !file.endsWith('.test.ts'))
+      .flatMap((file) => importsOf(file).filter(isBuildingBlock).map((target) => `${rel(file)} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('the router and the REST layer use the platform kit, not the subgraphs\' building blocks', () => {
+    const offending = [...sourceFiles('router'), ...sourceFiles('rest-compat')]
+      .filter((file) => !rel(file).startsWith(PROCESS_MODEL) && !file.endsWith('.test.ts'))
+      .flatMap((file) => importsOf(file).filter(isBuildingBlock).map((target) => `${rel(file)} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+
   it('the router and the REST layer see the shared kit, not subgraph internals', () => {
     const offending = [...sourceFiles('router'), ...sourceFiles('rest-compat')]
       .filter((file) => !rel(file).startsWith(PROCESS_MODEL))
@@ -113,6 +138,15 @@ describe('architecture: import boundaries', () => {
       importsOf(file)
         .filter((target) => target.startsWith('subgraphs/') && !target.startsWith('subgraphs/shared/'))
         .filter((target) => target !== 'subgraphs/index.ts' && !/^subgraphs\/[^/]+\/facade\.ts$/.test(target))
+        .map((target) => `${rel(file)} -> ${target}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('the importer is a client of the API: it sees the kit, nothing of the platform it sends to', () => {
+    const offending = sourceFiles(IMPORTER).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => !target.startsWith(IMPORTER) && !target.startsWith('subgraphs/shared/'))
         .map((target) => `${rel(file)} -> ${target}`),
     );
     expect(offending).toEqual([]);

@@ -15,7 +15,7 @@ const COMMANDS = [
   { name: 'npm run schema:emit', script: 'schema/emit.js', options: [] },
   {
     name: 'npm run import',
-    script: 'rest-compat/import/import.cli.js',
+    script: 'router/process/cli/import/import.cli.js',
     options: ['--file', '--token', '--host', '--batch-size', '--max-batch-bytes', '--concurrency', '--checkpoint', '--rejects', '--retry-for-seconds'],
   },
 ];

@@ -5,7 +5,7 @@ import { prepareQuery } from '../subgraphs/endpoints/queries/query.node.js';
 import { compileQuery } from '../subgraphs/endpoints/queries/query.runner.js';
 import { subgraphNamed } from '../subgraphs/index.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
-import { fairShare } from '../subgraphs/shared/fair-slots.js';
+import { fairShare } from '../subgraphs/shared/subgraph/fair-slots.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { sql } from './kit/db.js';
 import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';

@@ -43,7 +43,7 @@ describe('a SIGKILL in the middle of an import', () => {
     writeFileSync(file, `${events.map((event) => JSON.stringify(event)).join('\n')}\n`);
     const importer = spawn(
       process.execPath,
-      [`${BUILD_DIR}/rest-compat/import/import.cli.js`, '--file', file, '--token', owner.project_api_key, '--host', platform.url, '--batch-size', '100', '--concurrency', '4', '--retry-for-seconds', '120'],
+      [`${BUILD_DIR}/router/process/cli/import/import.cli.js`, '--file', file, '--token', owner.project_api_key, '--host', platform.url, '--batch-size', '100', '--concurrency', '4', '--retry-for-seconds', '120'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

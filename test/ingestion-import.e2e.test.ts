@@ -14,7 +14,7 @@ import { BUILD_DIR, runCli } from './kit/process.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
-const CLI = `${BUILD_DIR}/rest-compat/import/import.cli.js`;
+const CLI = `${BUILD_DIR}/router/process/cli/import/import.cli.js`;
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({ databaseUrl: inject('databaseUrl'), ingestListener: true });

@@ -6,7 +6,7 @@ import { connectRedis, startSubgraphs } from './platform.js';
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import type { Config } from '../../subgraphs/shared/config.js';
 import type { Logger } from '../../subgraphs/shared/logger.js';
-import type { LocalSubgraph } from '../../subgraphs/shared/subgraph/local.js';
+import type { LocalSubgraph } from '../../subgraphs/shared/local-subgraph.ports.js';
 import type { PubSub } from '../../subgraphs/shared/pubsub/pubsub.js';
 import type { HealthCheck } from '../../subgraphs/shared/health.js';
 import { Authenticator } from '../auth.js';
@@ -92,7 +92,7 @@ async function serve(settings: Config, log: Logger, subgraphs: Subgraphs, starte
    * SIGTERM or SIGINT (under `npm start`, npm's exit too): no new connections; websockets closed
    * with 1001 (going away); requests in progress, ingestion batches included, and those that come
    * on connections still open finish within SHUTDOWN_TIMEOUT_SECONDS, each answer with
-   * `Connection: close` (subgraphs/shared/drain.ts); then the workers stop (a batch export run is given back for another
+   * `Connection: close` (router/drain.ts); then the workers stop (a batch export run is given back for another
    * process), the subgraphs close, and the embedded PostgreSQL shuts down.
    */
   const shutdown = async (signal: string) => {

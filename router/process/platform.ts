@@ -24,7 +24,7 @@ import { SequenceFloors } from '../../subgraphs/shared/pubsub/sequence-floors.js
 import type { PubSub } from '../../subgraphs/shared/pubsub/pubsub.js';
 import { RedisPubSub } from '../../subgraphs/shared/pubsub/redis.pubsub.js';
 import type { SubgraphDefinition, Worker } from '../../subgraphs/shared/subgraph/define.js';
-import type { LocalSubgraph } from '../../subgraphs/shared/subgraph/local.js';
+import type { LocalSubgraph } from '../../subgraphs/shared/local-subgraph.ports.js';
 import { serveSubgraph, type ServedSubgraph } from '../../subgraphs/shared/subgraph/serve.js';
 
 export interface RunningSubgraphs {

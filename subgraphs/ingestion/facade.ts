@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pageWindow } from '../shared/pagination.js';
+import { pageWindow } from '../shared/subgraph/pagination.js';
 import { eventCondition, type EventFilter } from './events/event-condition.js';
 import { readEventPageBound, type EventKeyset, type EventTime } from './exports/events.export.js';
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';

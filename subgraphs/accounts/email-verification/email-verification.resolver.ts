@@ -1,6 +1,6 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireScopeOfKey } from '../../shared/auth/access.js';
-import type { SubgraphContext } from '../../shared/context.js';
+import { requireScopeOfKey } from '../../shared/subgraph/access.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { SuccessResult } from '../two-factor/two-factor.types.js';
 import { EmailVerificationResult, RequestEmailVerificationArgs, VerifyEmailArgs } from './email-verification.inputs.js';
 import { EmailVerificationService } from './email-verification.service.js';

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Directive, Mutation, Query, Resolver } from 'type-graphql';
 import { ALL_SCOPES, INTERNAL } from '../../shared/auth/scopes.js';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { KeyIdentityType } from './key-identity.type.js';
 import { NewPersonalApiKey } from './new-personal-api-key.type.js';
 import { PersonalApiKey } from './personal-api-key.entity.js';

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { keyChange, KEY_CHANGES_TOPIC } from '../../shared/auth/key-changes.js';
 import { isKnownScope } from '../../shared/auth/scopes.js';

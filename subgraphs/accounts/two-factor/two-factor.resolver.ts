@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { UserArgs } from '../users/user-account.inputs.js';
 import { TwoFactorService } from './two-factor.service.js';
 import { SuccessResult, TwoFactorBackupCodesResult, TwoFactorCodeArgs, TwoFactorSetupResult, TwoFactorStatusResult } from './two-factor.types.js';

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ArgsType()
 export class UserArgs {

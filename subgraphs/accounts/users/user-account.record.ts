@@ -1,5 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 /**
  * A user's own account, as `GET /api/users/@me/` answers it (PostHog's full user serializer). The

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 /** A person with an account. The GraphQL type is the brief form other records embed. */
 @ObjectType('User', { description: 'A user account (brief form, embedded in other records).' })

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import { requireUserId } from '../../shared/auth/access.js';
-import type { SubgraphContext } from '../../shared/context.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { CurrentPlacementRecord } from './current-placement.record.js';
 import { UpdateUserArgs, UserArgs } from './user-account.inputs.js';
 import { UserAccountRecord } from './user-account.record.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field } from 'type-graphql';
-import { EnvironmentPageArgs } from '../../shared/environment.args.js';
+import { EnvironmentPageArgs } from '../../shared/subgraph/environment.args.js';
 import { BatchExportArgs } from '../exports/batch-export.inputs.js';
 
 @ArgsType()

@@ -1,5 +1,5 @@
 import { Field, Float, ID, ObjectType } from 'type-graphql';
-import { Paginated } from '../../shared/pagination.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 
 @ObjectType('BatchExportBackfillProgress')
 export class BackfillProgressRecord {

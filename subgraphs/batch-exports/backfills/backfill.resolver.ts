@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { CancelledRecord } from '../runs/run.record.js';
 import { BackfillArgs, CreateBackfillArgs, ListBackfillsArgs } from './backfill.inputs.js';
 import { BackfillCreatedRecord, BackfillList, BackfillRecord } from './backfill.record.js';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { isUuid } from '../../shared/validation.js';
 import { findExport } from '../exports/batch-export.access.js';
 import { BatchExport } from '../exports/batch-export.entity.js';

@@ -1,6 +1,6 @@
 import { ArgsType, Field, Int } from 'type-graphql';
-import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/subgraph/environment.args.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 export { EnvironmentArgs };
 

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { Paginated } from '../../shared/pagination.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { BatchExportRunRecord } from '../runs/run.record.js';
 
 @ObjectType('BatchExportDestination')

@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { BatchExportArgs, BatchExportSettingsArgs, ListBatchExportsArgs, UnpauseBatchExportArgs, UpdateBatchExportArgs } from './batch-export.inputs.js';
 import { BatchExportList, BatchExportRecord, PausedRecord } from './batch-export.record.js';
 import { BatchExportService } from './batch-export.service.js';

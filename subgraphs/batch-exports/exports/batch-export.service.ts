@@ -1,11 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { endpointsFacade } from '../../endpoints/facade.js';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { BackfillService } from '../backfills/backfill.service.js';
 import { boundaryAtOrBefore } from '../schedule/interval.js';
 import { specOf } from '../schedule/export-intervals.js';

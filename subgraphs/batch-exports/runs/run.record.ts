@@ -1,6 +1,6 @@
 import { Field, Float, ID, ObjectType } from 'type-graphql';
-import { Paginated } from '../../shared/pagination.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 /** A run as PostHog's API shows it. */
 @ObjectType('BatchExportRun')

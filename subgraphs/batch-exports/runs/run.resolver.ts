@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { BackfillCreatedRecord } from '../backfills/backfill.record.js';
 import { ListRunsArgs, RunArgs } from './run.inputs.js';
 import { BatchExportRunList, BatchExportRunRecord, CancelledRecord } from './run.record.js';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { isUuid } from '../../shared/validation.js';
 import { settleBackfill } from '../backfills/backfill.progress.js';
 import { BackfillService } from '../backfills/backfill.service.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field, Int } from 'type-graphql';
-import { EnvironmentArgs } from '../../shared/environment.args.js';
+import { EnvironmentArgs } from '../../shared/subgraph/environment.args.js';
 import { BatchExportSettingsArgs } from '../exports/batch-export.inputs.js';
 
 @ArgsType()

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { INTERNAL } from '../../shared/auth/scopes.js';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { RunTestStepArgs, RunTestStepNewArgs, TestArgs } from './test-step.inputs.js';
 import { TestRecord, TestStepRecord } from './test-step.record.js';
 import { TestStepService } from './test-step.service.js';

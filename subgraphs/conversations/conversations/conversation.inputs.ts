@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID } from 'type-graphql';
-import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/subgraph/environment.args.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ArgsType()
 export class ListConversationsArgs extends EnvironmentPageArgs {}

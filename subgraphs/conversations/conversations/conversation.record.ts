@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { ConversationStatus, ConversationType } from './conversation.entity.js';
 import { UserStub } from './user.stub.js';
 

@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import { Args, Authorized, Ctx, FieldResolver, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { Paginated } from '../../shared/pagination.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { AppendMessageArgs, ConversationArgs, ListConversationsArgs, StartConversationArgs } from './conversation.inputs.js';
 import { AppendedMessageRecord, ConversationRecord, ConversationStartRecord } from './conversation.record.js';
 import { ConversationService } from './conversation.service.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { llmAnalyticsFacade } from '../../llm-analytics/facade.js';
 import { projectsFacade } from '../../projects/facade.js';

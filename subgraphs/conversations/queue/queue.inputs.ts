@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { ConversationArgs } from '../conversations/conversation.inputs.js';
 
 @ArgsType()

@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { ConversationArgs } from '../conversations/conversation.inputs.js';
 import { EnqueueMessageArgs, QueueMessageArgs, UpdateQueueMessageArgs } from './queue.inputs.js';
 import { QueueRecord } from './queue.record.js';

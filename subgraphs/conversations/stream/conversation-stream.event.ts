@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { ConversationStatus } from '../conversations/conversation.entity.js';
 
 /** What happened in a conversation's run; PostHog's SSE event names, with chunks of messages apart. */

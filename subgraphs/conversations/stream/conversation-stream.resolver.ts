@@ -1,5 +1,5 @@
 import { Args, ArgsType, Authorized, Field, ID, Resolver, Root, Subscription } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { ConversationStreamEventRecord, toStreamRecord, type StreamEvent } from './conversation-stream.event.js';
 import { ConversationStreamService } from './conversation-stream.service.js';
 

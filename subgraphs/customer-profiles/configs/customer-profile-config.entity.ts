@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 /** Whose profile a config lays out: persons, or one of the five group-type slots. */
 export enum CustomerProfileScope {

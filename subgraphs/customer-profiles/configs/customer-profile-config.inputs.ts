@@ -1,8 +1,8 @@
 import { ArgsType, Field, ID } from 'type-graphql';
-import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/subgraph/environment.args.js';
 
 export { EnvironmentArgs };
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { CustomerProfileScope } from './customer-profile-config.entity.js';
 
 @ArgsType()

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, FieldResolver, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { Paginated } from '../../shared/pagination.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 import type { Envelope } from '../../shared/pubsub/pubsub.js';
 import { CustomerProfileConfig } from './customer-profile-config.entity.js';
 import { CustomerProfileConfigChange, type ChangePayload } from './customer-profile-config.event.js';

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import type { Envelope, PubSub } from '../../shared/pubsub/pubsub.js';
 import { exceedsDepth, isUuid, jsonSize, MAX_JSON_DEPTH, refuseNulls } from '../../shared/validation.js';
 import { projectsFacade } from '../../projects/facade.js';

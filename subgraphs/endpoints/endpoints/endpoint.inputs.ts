@@ -1,6 +1,6 @@
 import { ArgsType, Field, Float, Int } from 'type-graphql';
-import { EnvironmentArgs } from '../../shared/environment.args.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { EnvironmentArgs } from '../../shared/subgraph/environment.args.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 export { EnvironmentArgs };
 

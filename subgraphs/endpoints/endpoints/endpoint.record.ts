@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { MaterializationState } from './endpoint-version.entity.js';
 import { UserStub } from './user.stub.js';
 

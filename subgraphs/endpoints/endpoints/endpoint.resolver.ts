@@ -1,7 +1,7 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import type { Envelope } from '../../shared/pubsub/pubsub.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { MaterializationChange, type MaterializationPayload } from '../materialization/materialization.event.js';
 import { CreateEndpointArgs, EndpointArgs, EndpointVersionArgs, ListEndpointsArgs, UpdateEndpointArgs } from './endpoint.inputs.js';
 import { EndpointList, EndpointRecord, EndpointVersionRecord, MaterializationRecord } from './endpoint.record.js';

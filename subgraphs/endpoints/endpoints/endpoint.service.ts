@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { refuseNulls } from '../../shared/validation.js';

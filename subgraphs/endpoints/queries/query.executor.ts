@@ -4,7 +4,7 @@ import { ingestionFacade } from '../../ingestion/facade.js';
 import { config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { FairSlots } from '../../shared/fair-slots.js';
+import { FairSlots } from '../../shared/subgraph/fair-slots.js';
 import type { CompiledQuery } from '../hogql/compile/hogql.compiler.js';
 import { lost, readRows } from './query.reader.js';
 

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { LastExecutionTimesArgs, RunEndpointArgs } from '../endpoints/endpoint.inputs.js';
 import { lastExecutionTimes } from './last-execution.service.js';
 import { RunService } from './run.service.js';

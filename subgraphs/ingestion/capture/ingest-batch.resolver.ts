@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { CaptureService } from './capture.service.js';
 import { IngestBatchArgs, IngestPayloadArgs } from './ingest-batch.inputs.js';
 import { IngestBatchResult } from './ingest-batch.record.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID, Int } from 'type-graphql';
-import { EnvironmentArgs } from '../../shared/environment.args.js';
+import { EnvironmentArgs } from '../../shared/subgraph/environment.args.js';
 
 /** Which events of an environment: by name, distinct id and time (all optional, combined). */
 @ArgsType()

@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ObjectType('Event', { description: "An ingested event, in the shape of PostHog's event API." })
 export class EventRecord {

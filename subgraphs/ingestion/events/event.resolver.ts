@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { SafeIntScalar } from '../../shared/scalars.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { SafeIntScalar } from '../../shared/subgraph/scalars.js';
 import { EventArgs, EventFilterArgs, ListEventsArgs } from './event.inputs.js';
 import { EventList, EventRecord } from './event.record.js';
 import { EventService } from './event.service.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field, Int } from 'type-graphql';
-import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/subgraph/environment.args.js';
 
 @ArgsType()
 export class ListGroupsArgs extends EnvironmentPageArgs {

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ObjectType('Group', { description: "A group, in the shape of PostHog's group API." })
 export class GroupRecord {

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, ObjectType, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { Paginated } from '../../shared/pagination.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 import { GroupArgs, ListGroupsArgs } from './group.inputs.js';
 import { GroupRecord } from './group.record.js';
 import { GroupService } from './group.service.js';

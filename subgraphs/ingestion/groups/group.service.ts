@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade } from '../../projects/facade.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import type { GroupArgs, ListGroupsArgs } from './group.inputs.js';
 import type { GroupRecord } from './group.record.js';
 import { findGroup, listGroups, type GroupRow } from './group.repository.js';

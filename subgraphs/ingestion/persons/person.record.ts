@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ObjectType('Person', { description: "A person, in the shape of PostHog's person list." })
 export class PersonRecord {

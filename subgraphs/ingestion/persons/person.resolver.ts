@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, ObjectType, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { Paginated } from '../../shared/pagination.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 import { ListPersonsArgs, PersonArgs } from './person.inputs.js';
 import { PersonRecord } from './person.record.js';
 import { PersonService } from './person.service.js';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade } from '../../projects/facade.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { isUuid } from '../../shared/validation.js';
 import type { ListPersonsArgs } from './person.inputs.js';
 import type { PersonRecord } from './person.record.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID } from 'type-graphql';
-import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/environment.args.js';
+import { EnvironmentArgs, EnvironmentPageArgs } from '../../shared/subgraph/environment.args.js';
 
 export { EnvironmentArgs };
 

@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { Paginated } from '../../shared/pagination.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 import { ModelsService } from '../models/models.service.js';
 import { CreateProviderKeyArgs, ListProviderKeysArgs, ModelsArgs, ProviderKeyArgs, UpdateProviderKeyArgs, ValidateKeyArgs } from './provider-key.inputs.js';
 import { KeyVerdictRecord, ModelListRecord, ProviderKeyRecord } from './provider-key.record.js';

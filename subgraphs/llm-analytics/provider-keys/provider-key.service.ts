@@ -1,9 +1,9 @@
 import { ForeignKeyConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
-import { requireUserId } from '../../shared/auth/access.js';
+import { requireUserId } from '../../shared/subgraph/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { maskSecret } from '../../shared/crypto.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { secretBox } from '../../shared/secrets.js';
 import { isUuid, refuseNulls } from '../../shared/validation.js';
 import { projectsFacade } from '../../projects/facade.js';

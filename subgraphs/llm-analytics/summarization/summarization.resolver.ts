@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { BatchCheckArgs, BatchCheckResult, SummarizationResult, SummarizeArgs } from './summarization.types.js';
 import { SummarizationService } from './summarization.service.js';
 

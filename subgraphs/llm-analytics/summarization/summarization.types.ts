@@ -1,6 +1,6 @@
 import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
-import { EnvironmentArgs } from '../../shared/environment.args.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import { EnvironmentArgs } from '../../shared/subgraph/environment.args.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ArgsType()
 export class SummarizeArgs extends EnvironmentArgs {

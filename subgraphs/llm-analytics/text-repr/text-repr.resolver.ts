@@ -1,7 +1,7 @@
 import { Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { EnvironmentArgs } from '../../shared/environment.args.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { EnvironmentArgs } from '../../shared/subgraph/environment.args.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { textRepr } from './text-repr.service.js';
 
 @ArgsType()

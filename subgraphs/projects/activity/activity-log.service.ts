@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { toPage } from '../../shared/pagination.js';
+import { toPage } from '../../shared/subgraph/pagination.js';
 import { ActivityLog, type ActivityChange } from './activity-log.entity.js';
 import { SettingChange } from './setting-change.entity.js';
 import type { ActivityLogList, ActivityLogRecord } from './activity-log.record.js';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireEnvironment } from '../../shared/auth/access.js';
+import { requireEnvironment } from '../../shared/subgraph/access.js';
 import type { Actor, EnvironmentPlacement } from '../../shared/auth/actor.js';
 import { projectCacheOf } from '../projects/project.cache.js';
 

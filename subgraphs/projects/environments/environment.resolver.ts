@@ -2,8 +2,8 @@ import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root }
 import { DemoDataStatus } from '../projects/demo-data.record.js';
 import { ProjectRecord } from '../projects/project.record.js';
 import { ProjectService } from '../projects/project.service.js';
-import type { SubgraphContext } from '../../shared/context.js';
-import { JSONScalar } from '../../shared/scalars.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { SettingsHistoryService } from '../settings/settings-history.service.js';
 import { EnvironmentInProjectArgs, EnvironmentIntentArgs, SettingsAsOfArgs, UpdateEnvironmentArgs } from './environment.inputs.js';
 import { EnvironmentRecord } from './environment.record.js';

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { requireEnvironment } from '../../shared/auth/access.js';
+import { requireEnvironment } from '../../shared/subgraph/access.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { secretBox } from '../../shared/secrets.js';

@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { EnvironmentInProjectArgs } from '../environments/environment.inputs.js';
 import { DefaultEvaluationTags, EvaluationTagAdded, EvaluationTagArgs } from './evaluation-tag.record.js';
 import { EvaluationTagService } from './evaluation-tag.service.js';

@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { EnvironmentInProjectArgs } from '../environments/environment.inputs.js';
 import { IngestionRestrictionRecord, RestrictionTypeArgs, SetIngestionRestrictionArgs } from './ingestion-restriction.record.js';
 import { IngestionRestrictionService } from './ingestion-restriction.service.js';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
-import { requireOrganization } from '../../shared/auth/access.js';
+import { requireOrganization } from '../../shared/subgraph/access.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { EnvironmentService } from '../environments/environment.service.js';
 import type { EnvironmentInProjectArgs } from '../environments/environment.inputs.js';

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 
 @ObjectType('ProductIntent')
 export class ProductIntentRecord {

@@ -1,6 +1,6 @@
 import { Args, ArgsType, Authorized, Ctx, Directive, Field, Int, Query, Resolver } from 'type-graphql';
 import { INTERNAL } from '../../shared/auth/scopes.js';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { ActorMembershipsType } from './actor-memberships.type.js';
 import { MembershipService } from './membership.service.js';
 

@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID, Int } from 'type-graphql';
-import { PageArgs } from '../../shared/pagination.js';
+import { PageArgs } from '../../shared/subgraph/pagination.js';
 
 @ArgsType()
 export class ListOrganizationMembersArgs extends PageArgs {

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import { Paginated } from '../../shared/pagination.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 import { UserStub } from '../activity/user.stub.js';
 
 /** A member of an organization, as PostHog's members list shows one. */

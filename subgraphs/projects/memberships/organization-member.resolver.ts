@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { ListOrganizationMembersArgs, OrganizationMemberArgs, UpdateOrganizationMemberArgs } from './organization-member.inputs.js';
 import { OrganizationMemberList, OrganizationMemberRecord } from './organization-member.record.js';
 import { OrganizationMemberService } from './organization-member.service.js';

@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { requireOrganization, requireUserId } from '../../shared/auth/access.js';
+import { requireOrganization, requireUserId } from '../../shared/subgraph/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { KEY_CHANGES_TOPIC, userKeysChange } from '../../shared/auth/key-changes.js';
 import type { PubSub } from '../../shared/pubsub/pubsub.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { isUuid } from '../../shared/validation.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Membership } from './membership.entity.js';

@@ -1,5 +1,5 @@
 import { Args, ArgsType, Authorized, Ctx, Field, ID, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { Organization } from './organization.entity.js';
 import { OrganizationService } from './organization.service.js';
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { belongsTo, requireOrganization } from '../../shared/auth/access.js';
+import { belongsTo, requireOrganization } from '../../shared/subgraph/access.js';
 import { isUuid } from '../../shared/validation.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID, Int } from 'type-graphql';
-import { PageArgs } from '../../shared/pagination.js';
+import { PageArgs } from '../../shared/subgraph/pagination.js';
 import { PROJECT_SETTING_NAMES } from '../settings/setting.catalog.js';
 import { declareSettingFields } from '../settings/settings.fields.js';
 

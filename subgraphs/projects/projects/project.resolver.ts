@@ -1,6 +1,6 @@
 import { Args, Authorized, Ctx, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '../../shared/context.js';
-import { Paginated } from '../../shared/pagination.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
+import { Paginated } from '../../shared/subgraph/pagination.js';
 import { ActivityLogList } from '../activity/activity-log.record.js';
 import {
   ChangeOrganizationArgs,

@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { belongsTo, isAdmin, NO_PROJECT_ACCESS, requireOrganization } from '../../shared/auth/access.js';
+import { belongsTo, isAdmin, NO_PROJECT_ACCESS, requireOrganization } from '../../shared/subgraph/access.js';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.js';
-import { pageWindow, toPage, type Page } from '../../shared/pagination.js';
+import { pageWindow, toPage, type Page } from '../../shared/subgraph/pagination.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { isUuid } from '../../shared/validation.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { randomBase62 } from '../../shared/crypto.js';
-import { requireOrganization } from '../../shared/auth/access.js';
+import { requireOrganization } from '../../shared/subgraph/access.js';
 import { SettingsService, type SettingsTarget } from './settings.service.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireEnvironment } from '../../shared/auth/access.js';
+import { requireEnvironment } from '../../shared/subgraph/access.js';
 import { executeBound } from '../../shared/db/bound-query.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';

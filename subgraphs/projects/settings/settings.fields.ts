@@ -1,5 +1,5 @@
 import { Authorized, Field, Int } from 'type-graphql';
-import { JSONScalar } from '../../shared/scalars.js';
+import { JSONScalar } from '../../shared/subgraph/scalars.js';
 import { SETTINGS, type SettingKind, type SettingName, type SettingSpec } from './setting.catalog.js';
 
 const GRAPHQL_TYPES: Record<SettingKind, () => unknown> = {

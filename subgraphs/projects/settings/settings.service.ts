@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/auth/actor.js';
 import { MembershipLevel } from '../../shared/auth/actor.js';
-import { requireOrganization } from '../../shared/auth/access.js';
+import { requireOrganization } from '../../shared/subgraph/access.js';
 import { grants } from '../../shared/auth/scopes.js';
 import { ForbiddenError, ValidationError } from '../../shared/errors.js';
 import { refuseNulls } from '../../shared/validation.js';

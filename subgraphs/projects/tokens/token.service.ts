@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MembershipLevel, type Actor } from '../../shared/auth/actor.js';
 import { generateToken } from '../../shared/crypto.js';
-import { requireOrganization } from '../../shared/auth/access.js';
+import { requireOrganization } from '../../shared/subgraph/access.js';
 import { secretBox, tokenHash } from '../../shared/secrets.js';
 import { ActivityLogService } from '../activity/activity-log.service.js';
 import type { Environment } from '../environments/environment.entity.js';

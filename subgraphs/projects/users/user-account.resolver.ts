@@ -1,6 +1,6 @@
 import { Ctx, Directive, FieldResolver, Resolver, Root } from 'type-graphql';
 import { grants } from '../../shared/auth/scopes.js';
-import type { SubgraphContext } from '../../shared/context.js';
+import type { SubgraphContext } from '../../shared/subgraph/context.js';
 import { ProjectBasicRecord } from '../projects/project-basic.record.js';
 import { basicEnvironmentRow } from '../projects/project-list.repository.js';
 import { projectBasicRecord } from '../records.js';

@@ -1,19 +1,8 @@
-import type { AuthChecker } from 'type-graphql';
-import type { SubgraphContext } from '../context.js';
 import type { Actor } from './actor.js';
 import { ForbiddenError, NotAuthenticatedError } from '../errors.js';
 import { grants, INTERNAL, type RequiredScope } from './scopes.js';
 
 export const PERSONAL_KEY_NOT_ALLOWED = 'This action does not support Personal API Key access';
-
-/**
- * `@Authorized(...scopes)`: the caller needs every listed scope. INTERNAL is met only by the router's
- * own service actor; an empty list means "any authenticated caller".
- */
-export const scopeAuthChecker: AuthChecker<SubgraphContext, RequiredScope> = ({ context }, required) => {
-  requireScopes(context.actor, required);
-  return true;
-};
 
 /** Throws the 401 or 403 that `@Authorized(...required)` answers the actor; the router checks root fields with it too. */
 export function requireScopes(actor: Actor, required: readonly RequiredScope[]): void {

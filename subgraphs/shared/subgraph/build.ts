@@ -1,14 +1,23 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { lexicographicSortSchema, parse, type GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
-import { requireScopes, scopeAuthChecker } from '../auth/auth-checker.js';
+import { buildSchema, type AuthChecker } from 'type-graphql';
+import { requireScopes } from '../auth/auth-checker.js';
 import type { RequiredScope } from '../auth/scopes.js';
-import type { SubgraphContext } from '../context.js';
-import { DateTimeScalar } from '../scalars.js';
+import type { SubgraphContext } from './context.js';
+import { DateTimeScalar } from './scalars.js';
 import type { SubgraphDefinition } from './define.js';
 import { endingOnLoss } from './events-lost.js';
 import { fieldResolvers } from './property-fields.js';
+
+/**
+ * `@Authorized(...scopes)`: the caller needs every listed scope. INTERNAL is met only by the router's
+ * own service actor; an empty list means "any authenticated caller".
+ */
+const scopeAuthChecker: AuthChecker<SubgraphContext, RequiredScope> = ({ context }, required) => {
+  requireScopes(context.actor, required);
+  return true;
+};
 
 /** Federation 2 directives every subgraph may use. */
 const FEDERATION_LINK =

@@ -3,7 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { NonEmptyArray } from 'type-graphql';
 import type { Config } from '../config.js';
-import type { SubgraphContext } from '../context.js';
+import type { SubgraphContext } from './context.js';
 import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 

@@ -2,7 +2,7 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import { buildSchema, parse, type GraphQLFormattedError, type GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../auth/actor.js';
-import type { SubgraphContext } from '../context.js';
+import type { SubgraphContext } from './context.js';
 import { NotFoundError } from '../errors.js';
 import { localSubgraph } from './local.js';
 

@@ -6,34 +6,14 @@ import {
   subscribe,
   validate,
   type DocumentNode,
-  type ExecutionResult,
-  type FormattedExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Actor } from '../auth/actor.js';
-import type { SubgraphContext } from '../context.js';
-import { perOperation } from './per-operation.js';
-
-/** An operation as the router's planner made it: the document object itself, never its text. */
-export interface LocalRequest {
-  document: DocumentNode;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
-
-/** A subgraph of this process as a router of this process calls it, with the actor as it is (nothing signed). */
-export interface LocalSubgraph {
-  /** A query or mutation, answered as the router would read it from HTTP (errors as JSON objects). */
-  execute: (request: LocalRequest, actor: Actor) => Promise<FormattedExecutionResult>;
-  /**
-   * A subscription. Events come as objects: no socket, and no JSON written and read again per
-   * event and subscriber (a thousand subscribers of one conversation made that the most of what
-   * delivering an event cost).
-   */
-  subscribe: (request: LocalRequest, actor: Actor) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | FormattedExecutionResult>;
-}
+import type { LocalSubgraph } from '../local-subgraph.ports.js';
+import type { SubgraphContext } from './context.js';
+import { perOperation } from '../per-operation.js';
 
 export interface LocalSubgraphOptions {
   schema: GraphQLSchema;

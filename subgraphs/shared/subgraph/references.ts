@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { isObjectType, Kind, type GraphQLResolveInfo, type NamedTypeNode, type SelectionSetNode } from 'graphql';
-import type { SubgraphContext } from '../context.js';
+import type { SubgraphContext } from './context.js';
 import type { ReferenceResolver } from './define.js';
 
 /**

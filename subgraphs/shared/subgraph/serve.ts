@@ -7,7 +7,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { ACTOR_HEADER, type Actor, type ActorSigner } from '../auth/actor.js';
-import type { SubgraphContext } from '../context.js';
+import type { SubgraphContext } from './context.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import type { Orm } from '../db/orm.js';
 import { AppError, contractError, PayloadTooLargeError, retryAfterHeader, SERVER_ERROR_BODY, ServiceUnavailableError } from '../errors.js';
@@ -19,7 +19,8 @@ import type { SubgraphDefinition } from './define.js';
 import { KEEP_ALIVE_MS } from '../net.js';
 import { logSocketErrors, ReasonedWebSocket } from '../websocket.js';
 import { InFlight } from '../in-flight.js';
-import { localSubgraph, type LocalSubgraph } from './local.js';
+import type { LocalSubgraph } from '../local-subgraph.ports.js';
+import { localSubgraph } from './local.js';
 import { isHealthPath, ownHealth, partUp, writeHealth, type Health } from '../health.js';
 
 /** What a running subgraph needs: its definition, its database, the pub/sub and the actor signer. */

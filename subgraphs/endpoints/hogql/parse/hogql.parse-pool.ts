@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { FairSlots } from '../../../shared/fair-slots.js';
-import { WorkerBudgetError, WorkerPool } from '../../../shared/worker-pool.js';
+import { FairSlots } from '../../../shared/subgraph/fair-slots.js';
+import { WorkerBudgetError, WorkerPool } from '../../../shared/subgraph/worker-pool.js';
 import { PARSE_BUDGET_MS, PARSE_WORKERS } from '../hogql.limits.js';
 
 /** What a worker answers: PostHog's parser's JSON text, or that the parser ran out of stack or time. */

@@ -1,5 +1,5 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../errors.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

@@ -1,4 +1,4 @@
-import { cliProgram, UsageError } from '../../subgraphs/shared/cli.js';
+import { cliProgram, UsageError } from '../../../../subgraphs/shared/cli.js';
 
 /** What `npm run import` was asked to do. */
 export interface ImportOptions {

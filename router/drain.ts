@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
-import { AppError } from './errors.js';
-import { writeAppError } from './http.js';
+import { AppError } from '../subgraphs/shared/errors.js';
+import { writeAppError } from '../subgraphs/shared/http.js';
 
 /**
  * How long a connection must have stayed idle (no request in progress, no byte read since its

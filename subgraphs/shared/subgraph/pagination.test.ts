@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../errors.js';
 import { MAX_PAGE_SIZE, pageWindow, toPage } from './pagination.js';
 
 describe('pageWindow', () => {

@@ -1,4 +1,4 @@
-import { runCommand } from '../../subgraphs/shared/cli.js';
+import { runCommand } from '../../../../subgraphs/shared/cli.js';
 import { ImportAbort } from './batch.sender.js';
 import { CheckpointMismatch } from './import.checkpoint.js';
 import { importOptions, importProgram, type ImportArguments } from './import.options.js';

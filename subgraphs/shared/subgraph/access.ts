@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { MembershipLevel, type Actor, type EnvironmentPlacement } from './actor.js';
-import { grants, type RequiredScope } from './scopes.js';
+import { MembershipLevel, type Actor, type EnvironmentPlacement } from '../auth/actor.js';
+import { grants, type RequiredScope } from '../auth/scopes.js';
 
 export const NO_PROJECT_ACCESS = "You don't have access to the project.";
 

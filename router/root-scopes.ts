@@ -1,5 +1,5 @@
 import { getMetadataStorage } from 'type-graphql';
-import type { RequiredScope } from './scopes.js';
+import type { RequiredScope } from '../subgraphs/shared/auth/scopes.js';
 
 /**
  * The scopes each root field needs, by `<operation>.<field>` (`mutation.create_project`), as its
