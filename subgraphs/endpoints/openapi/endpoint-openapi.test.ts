@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Endpoint } from '../subgraphs/endpoints/endpoints/endpoint.entity.js';
-import { endpointOpenApi } from '../subgraphs/endpoints/openapi/endpoint-openapi.js';
-import { prepareQuery } from '../subgraphs/endpoints/queries/query.node.js';
-import { hogql } from './kit/endpoints.js';
-import { redoclySpecProblems, swaggerParserError } from './kit/openapi.js';
+import type { Endpoint } from '../endpoints/endpoint.entity.js';
+import { endpointOpenApi } from './endpoint-openapi.js';
+import { prepareQuery } from '../queries/query.node.js';
+import { hogql } from '../../../test/kit/endpoints.js';
+import { redoclySpecProblems, swaggerParserError } from '../../../test/kit/openapi.js';
 
 const endpoint = (name: string) => ({ name, description: '', environment_id: 7, current_version: 2 }) as unknown as Endpoint;
 

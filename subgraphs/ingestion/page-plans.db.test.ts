@@ -1,17 +1,17 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { subgraphNamed } from '../subgraphs/index.js';
-import { eventCondition } from '../subgraphs/ingestion/events/event-condition.js';
-import { ensurePartitions } from '../subgraphs/ingestion/events/event-partition.repository.js';
-import { eventsPageStatement, readEvents } from '../subgraphs/ingestion/events/event.repository.js';
-import { eventPageBoundStatement, readEventPageBound, type EventTime } from '../subgraphs/ingestion/exports/events.export.js';
-import { groupsPageStatement } from '../subgraphs/ingestion/groups/group.repository.js';
-import { personsPageStatement } from '../subgraphs/ingestion/persons/person.repository.js';
-import { migrate } from '../subgraphs/shared/db/migrate.js';
-import { ormOptions } from '../subgraphs/shared/db/orm.js';
-import type { Statement } from '../subgraphs/shared/db/statement.js';
-import { createLogger } from '../subgraphs/shared/logger.js';
-import { planProblems } from './kit/plans.js';
+import { ingestion } from './index.js';
+import { eventCondition } from './events/event-condition.js';
+import { ensurePartitions } from './events/event-partition.repository.js';
+import { eventsPageStatement, readEvents } from './events/event.repository.js';
+import { eventPageBoundStatement, readEventPageBound, type EventTime } from './exports/events.export.js';
+import { groupsPageStatement } from './groups/group.repository.js';
+import { personsPageStatement } from './persons/person.repository.js';
+import { migrate } from '../shared/db/migrate.js';
+import { ormOptions } from '../shared/db/orm.js';
+import type { Statement } from '../shared/db/statement.js';
+import { createLogger } from '../shared/logger.js';
+import { planProblems } from '../../test/kit/plans.js';
 
 // The pages' statements as the repositories build them, planned over tables big enough that the
 // planner weighs an index against reading everything: a page must walk its index, never read a
@@ -32,8 +32,8 @@ let orm: MikroORM;
 let em: EntityManager;
 
 beforeAll(async () => {
-  orm = await MikroORM.init(ormOptions(subgraphNamed('ingestion'), inject('databaseUrl'), 2));
-  await migrate(subgraphNamed('ingestion'), orm, SILENT);
+  orm = await MikroORM.init(ormOptions(ingestion, inject('databaseUrl'), 2));
+  await migrate(ingestion, orm, SILENT);
   em = orm.em.fork();
   const span = Math.ceil(ROWS / 2) * EVENT_SPACING_MS;
   await ensurePartitions(em, [FIRST_EVENT, FIRST_EVENT + span / 2, FIRST_EVENT + span], SILENT);

@@ -2,17 +2,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { batchExports } from '../subgraphs/batch-exports/index.js';
-import { JOB_OWNER, queueRun, RUN_QUEUE } from '../subgraphs/batch-exports/runs/run.jobs.js';
-import { startBatchExportWorker } from '../subgraphs/batch-exports/schedule/schedule.worker.js';
-import { parseConfig } from '../subgraphs/shared/config.js';
-import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/database.js';
-import { openOrm, type Orm } from '../subgraphs/shared/db/orm.js';
-import { JOB_SCHEMA, workingQueue } from '../subgraphs/shared/jobs/job-queue.js';
-import { createLogger } from '../subgraphs/shared/logger.js';
-import { MemoryPubSub } from '../subgraphs/shared/pubsub/memory.pubsub.js';
-import { sql } from './kit/db.js';
-import { TEST_SECRET_KEY } from './kit/secret.js';
+import { batchExports } from '../index.js';
+import { JOB_OWNER, queueRun, RUN_QUEUE } from './run.jobs.js';
+import { startBatchExportWorker } from '../schedule/schedule.worker.js';
+import { parseConfig } from '../../shared/config.js';
+import { createScratchDatabase, dropDatabase } from '../../shared/db/database.js';
+import { openOrm, type Orm } from '../../shared/db/orm.js';
+import { JOB_SCHEMA, workingQueue } from '../../shared/jobs/job-queue.js';
+import { createLogger } from '../../shared/logger.js';
+import { MemoryPubSub } from '../../shared/pubsub/memory.pubsub.js';
+import { sql } from '../../../test/kit/db.js';
+import { TEST_SECRET_KEY } from '../../../test/kit/secret.js';
 
 /**
  * The shared job queue as a worker's services meet it: a process serves requests before its
