@@ -30,6 +30,9 @@ function attempt(url: string, method = 'GET', body?: string): Promise<Outcome> {
 
 const GRAPHQL_BODY = JSON.stringify({ query: '{ __typename }' });
 
+/** How a connection fails in a cluster's port hand-over: refused once closed, reset if it was queued on the closing socket. */
+const HAND_OVER_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
 const answered = (outcome: Outcome): outcome is Extract<Outcome, { status: number }> => 'status' in outcome;
 
 describe.each(['1', '2'])('the public port while the platform starts (WORKERS=%s)', (workers) => {
@@ -75,13 +78,14 @@ describe.each(['1', '2'])('the public port while the platform starts (WORKERS=%s
       }
       const refusals = held.filter((outcome) => !answered(outcome));
       // In one process the platform's listener takes the held socket over: the port is never
-      // closed. A cluster's workers bind it themselves once the primary closed it: refusals then
-      // fall in that one hand-over, after the last 503 and before the first 200, however long a
-      // loaded machine makes it.
+      // closed. A cluster's workers bind it themselves once the primary closed it: failed
+      // connections then fall in that one hand-over, after the last 503 and before the first 200,
+      // however long a loaded machine makes it. They are refused, or reset (or broken as the request
+      // was written) when the kernel had queued them on the socket as it closed: none was read.
       if (workers === '1') expect(refusals).toEqual([]);
       else {
         const last503 = held.findLastIndex((outcome) => answered(outcome) && outcome.status === 503);
-        expect(held.slice(last503 + 1, -1).every((outcome) => !answered(outcome) && outcome.error === 'ECONNREFUSED')).toBe(true);
+        expect(held.slice(last503 + 1, -1).filter((outcome) => answered(outcome) || !HAND_OVER_FAILURES.has(outcome.error))).toEqual([]);
         expect(held.slice(0, last503).filter((outcome) => !answered(outcome))).toEqual([]);
       }
 

@@ -30,7 +30,8 @@ interface Held {
  *
  * In one process the platform's listener takes the listening socket itself over, so the port is
  * never closed; a cluster's primary closes it when its first worker is ready, and the workers bind
- * it (Node's cluster owns that socket), a moment in which connections are refused.
+ * it (Node's cluster owns that socket), a moment in which connections are refused (or reset, those
+ * still queued on the closing socket: none of them was read).
  */
 export async function holdWhileStarting(host: string, port: number): Promise<StartingListener> {
   const held = new Set<Held>();
