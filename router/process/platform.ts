@@ -8,6 +8,7 @@ import { projectsFacade } from '../../subgraphs/projects/facade.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import { accountsFacade } from '../../subgraphs/accounts/facade.js';
 import { startDeletionWorker, type DeletionWorker } from './deletion.worker.js';
+import { openEventsStore, type OpenedEventsStore } from './events-store.js';
 import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { ConfigError, type Config } from '../../subgraphs/shared/config.js';
 import { openDatabase, type Database } from '../../subgraphs/shared/db/database.js';
@@ -65,6 +66,7 @@ export async function prepareDatabase(config: Config, log: Logger): Promise<Data
   const orms = new Map<SubgraphDefinition, Orm>();
   try {
     await openMigrated(allSubgraphs, database.url, log, orms, 1, config.DATABASE_CONNECT_TIMEOUT_SECONDS);
+    await (await openEventsStore(config, database.url, allSubgraphs, true, log)).close();
     await checkSecretKey(anyOf(orms).em.fork(), config.SECRET_KEY);
     if (database.embedded) {
       await bootstrapFirstStart(config, orms, log);
@@ -124,6 +126,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
   const served: ServedSubgraph[] = [];
   const cleanupOrms: Orm[] = [];
   let pubsub: PubSub | undefined;
+  let events: OpenedEventsStore | undefined;
   let deletions: DeletionWorker | undefined;
   const workers: Record<string, Worker> = {};
   const unwatch: (() => void)[] = [];
@@ -135,6 +138,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     await Promise.allSettled(served.map((subgraph) => subgraph.close()));
     await Promise.allSettled([...orms.values()].map((orm) => orm.close()));
     await pubsub?.close();
+    await events?.close();
     await closeRateLimiter();
     if (!owned) return;
     if (database.embedded) forgetEmbeddedUrl(config);
@@ -145,6 +149,7 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     pubsub = config.REDIS_URL ? await connectRedis(config.REDIS_URL, config.REDIS_CHANNEL_PREFIX, log, database.url) : cluster.isWorker ? new ClusterPubSub(log) : new MemoryPubSub(new SequenceFloors(database.url));
     if (owned) await openMigrated(definitions, database.url, log, orms, undefined, config.DATABASE_CONNECT_TIMEOUT_SECONDS);
     else for (const definition of definitions) orms.set(definition, await openOrm(definition, database.url, undefined, config.DATABASE_CONNECT_TIMEOUT_SECONDS));
+    events = await openEventsStore(config, database.url, definitions, owned, log);
     // A cluster's primary checked it where it prepared the database.
     if (owned) await checkSecretKey(anyOf(orms).em.fork(), config.SECRET_KEY);
     for (const [definition, orm] of orms) unwatch.push(watchPool(definition.name, orm.em.getConnection().getKnex().client.pool as PoolState));
@@ -161,7 +166,8 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     await stop();
     throw error;
   }
-  const events = pubsub;
+  const flow = pubsub;
+  const clickhouse = events!.clickhouse;
   return {
     deletions,
     workers,
@@ -169,7 +175,12 @@ export async function startSubgraphs(config: Config, log: Logger, options: Start
     local: Object.fromEntries(served.map((subgraph) => [subgraph.name, subgraph.local])),
     database,
     pubsub,
-    health: () => ownHealth({ database: () => partUp(() => anyOf(orms).em.getConnection().execute('select 1')), pubsub: async () => events.healthy() }),
+    health: () =>
+      ownHealth({
+        database: () => partUp(() => anyOf(orms).em.getConnection().execute('select 1')),
+        pubsub: async () => flow.healthy(),
+        ...(clickhouse ? { clickhouse: () => partUp(() => clickhouse.query('SELECT 1')) } : {}),
+      }),
     stop,
   };
 }

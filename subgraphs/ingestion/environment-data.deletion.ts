@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { eventStoreOf } from './events/event.store.js';
 import { lockProfiles } from './profiles/profile.queue.js';
 
 /**
@@ -11,7 +12,8 @@ export async function deleteEnvironmentData(em: EntityManager, environmentIds: n
   await em.transactional(async (tx) => {
     // A profile pass in progress finishes first: it would otherwise make persons of a deleted environment.
     for (const id of [...environmentIds].sort((a, b) => a - b)) await lockProfiles(tx, id, true);
-    for (const table of ['events', 'event_ids', 'profile_updates', 'person_distinct_ids', 'persons', 'groups']) {
+    await eventStoreOf(tx).deleteEnvironments(tx, environmentIds);
+    for (const table of ['profile_updates', 'person_distinct_ids', 'persons', 'groups']) {
       await tx.execute(`delete from ingestion.${table} where environment_id in (?)`, [environmentIds]);
     }
   });

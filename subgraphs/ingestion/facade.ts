@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageWindow } from '../shared/subgraph/pagination.js';
-import { eventCondition, type EventFilter } from './events/event-condition.js';
+import { eventQuery, type EventFilter } from './events/event-condition.js';
 import { readEventPageBound, type EventKeyset, type EventTime } from './exports/events.export.js';
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
 import { refreshPersonStatistics } from './exports/query-statistics.js';
-import { countEvents, countEventsByInterval, type TrendInterval } from './events/event.repository.js';
+import { eventStoreOf, type TrendInterval } from './events/event.store.js';
 import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
@@ -24,11 +24,11 @@ export const ingestionFacade = {
 
   /** How many events match; a bad time is a 400 on `after` or `before`. */
   countEvents: (em: EntityManager, environmentId: number, filter: EventFilter): Promise<number> =>
-    countEvents(em, eventCondition(environmentId, filter)),
+    eventStoreOf(em).count(em, eventQuery(environmentId, filter)),
 
   /** Events per hour, day, week or month (UTC), oldest first; buckets without events left out. */
   eventTrend: (em: EntityManager, environmentId: number, filter: EventFilter, interval: TrendInterval): Promise<{ bucket: string; count: number }[]> =>
-    countEventsByInterval(em, eventCondition(environmentId, filter), interval),
+    eventStoreOf(em).trend(em, eventQuery(environmentId, filter), interval),
 
   /** Persons newest first, with a property value or distinct id containing `search` when given. */
   listPersons: async (em: EntityManager, environmentId: number, filter: { search?: string | null; limit?: number }): Promise<{ count: number; results: PersonRecord[] }> => {

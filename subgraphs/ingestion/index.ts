@@ -1,5 +1,6 @@
 import { defineSubgraph } from '../shared/subgraph/define.js';
 import { IngestBatchResolver } from './capture/ingest-batch.resolver.js';
+import { clickhouseMigrations } from './clickhouse/clickhouse.migrations.js';
 import { deleteEnvironmentData } from './environment-data.deletion.js';
 import { EventResolver } from './events/event.resolver.js';
 import { Group } from './groups/group.entity.js';
@@ -15,6 +16,7 @@ export const ingestion = defineSubgraph({
   name: 'ingestion',
   entities: [Person, PersonDistinctId, Group, ProfileUpdates],
   migrations,
+  clickhouseMigrations,
   // Events are partitioned by month and written set-based: their tables are the migrations' own.
   unmanagedTables: [/^events($|_)/, /^event_ids$/, /^hogql_/],
   resolvers: [IngestBatchResolver, EventResolver, PersonResolver, GroupResolver],

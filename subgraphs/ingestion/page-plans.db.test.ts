@@ -1,9 +1,9 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ingestion } from './index.js';
-import { eventCondition } from './events/event-condition.js';
+import { eventQuery } from './events/event-condition.js';
 import { ensurePartitions } from './events/event-partition.repository.js';
-import { eventsPageStatement, readEvents } from './events/event.repository.js';
+import { eventCondition, eventsPageStatement, readEvents } from './events/event.repository.js';
 import { eventPageBoundStatement, readEventPageBound, type EventTime } from './exports/events.export.js';
 import { groupsPageStatement } from './groups/group.repository.js';
 import { personsPageStatement } from './persons/person.repository.js';
@@ -85,7 +85,7 @@ async function planOf(statement: Statement): Promise<unknown> {
 }
 
 describe('the events page', () => {
-  const where = eventCondition(ENVIRONMENT, {});
+  const where = eventCondition(eventQuery(ENVIRONMENT, {}));
 
   it('walks the (environment, timestamp, uuid) index for the first page', async () => {
     expect(planProblems(await planOf(eventsPageStatement(where, null, 101)), /^events/)).toEqual([]);

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { isClusterName, parseClickHouseUrl } from './clickhouse/clickhouse-url.js';
 import { parseAllowList } from './outbound-allow-list.js';
 
 /** Raised when a setting is present but unusable; start-up prints its one-line message and exits. */
@@ -43,6 +44,15 @@ function allowListIssue(value: string, context: z.RefinementCtx): void {
   }
 }
 
+/** A CLICKHOUSE_URL of no known form stops start-up, saying what is wrong. */
+function clickHouseUrlIssue(value: string, context: z.RefinementCtx): void {
+  try {
+    parseClickHouseUrl(value);
+  } catch (error) {
+    context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+  }
+}
+
 /** PostHog's capture takes batches of up to 20 MB. */
 export const DEFAULT_MAX_INGEST_BODY_BYTES = 20 * 1_048_576;
 
@@ -58,6 +68,13 @@ const schema = z.object({
    * answered 503 (a server that takes connections and never answers would hold it for ever).
    */
   DATABASE_CONNECT_TIMEOUT_SECONDS: numeric(z.number().positive().max(600)).default(10),
+  /**
+   * Where events live: unset, PostgreSQL (DATABASE_URL's or the embedded one); set, ClickHouse,
+   * `http(s)://user:password@host:8123/database` or `chdb:<directory>` (its engine in this process).
+   */
+  CLICKHOUSE_URL: z.string().superRefine(clickHouseUrlIssue).optional(),
+  /** A ClickHouse cluster's name: the events' DDL runs `ON CLUSTER` it, on Replicated tables under Distributed ones. */
+  CLICKHOUSE_CLUSTER: z.string().refine(isClusterName, 'must be a cluster name as ClickHouse writes it (letters, digits, underscores)').optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   REDIS_CHANNEL_PREFIX: z.string().min(1).default('analytics:'),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -167,14 +184,32 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const own = parsed.data[name];
     if (own && own === parsed.data.PORT) throw new ConfigError(name, `must differ from PORT (${own}), which serves every path already`);
   }
+  const workers = clickHouseWorkers(parsed.data, blankless.WORKERS !== undefined);
   const dataDir = resolve(parsed.data.DATA_DIR);
   const secret = parsed.data.SECRET_KEY;
   return {
     ...parsed.data,
+    WORKERS: workers,
     DATA_DIR: dataDir,
     SECRET_KEY: secret ?? loadOrCreateSecretKey(dataDir),
     secretKeyGenerated: secret === undefined,
   };
+}
+
+/**
+ * The workers the ClickHouse settings allow. One process only can hold a chDB directory: with
+ * `chdb:` WORKERS is 1 unless set, and set above 1 it stops start-up. A cluster needs a server.
+ */
+function clickHouseWorkers(env: Env, workersSet: boolean): number {
+  const target = env.CLICKHOUSE_URL ? parseClickHouseUrl(env.CLICKHOUSE_URL) : undefined;
+  if (env.CLICKHOUSE_CLUSTER && target?.kind !== 'http') {
+    throw new ConfigError('CLICKHOUSE_CLUSTER', 'needs CLICKHOUSE_URL to name a ClickHouse server (http(s)://…), the cluster\'s DDL runs there');
+  }
+  if (target?.kind !== 'chdb') return env.WORKERS;
+  if (workersSet && env.WORKERS > 1) {
+    throw new ConfigError('WORKERS', `must be 1 with CLICKHOUSE_URL=chdb:… (one process can hold a chDB directory); use a ClickHouse server for ${env.WORKERS} workers`);
+  }
+  return 1;
 }
 
 function loadOrCreateSecretKey(dataDir: string): string {

@@ -1,5 +1,5 @@
 import { api } from './http.js';
-import { sql } from './db.js';
+import { storedEvents } from './events-store.js';
 import type { Stack } from './stack.js';
 
 const DAY_MS = 86_400_000;
@@ -24,9 +24,9 @@ export async function postBatch(stack: Stack, body: unknown, headers: Record<str
   return api(stack.ingestUrl, 'POST', `/batch/${query}`, { body, headers });
 }
 
+/** How many event rows the environment's store holds (a duplicate counts twice). */
 export async function eventCount(databaseUrl: string, environmentId: number): Promise<number> {
-  const [row] = await sql<{ count: string }>(databaseUrl, 'select count(*) from ingestion.events where environment_id = $1', [environmentId]);
-  return Number(row!.count);
+  return (await storedEvents(databaseUrl, environmentId)).length;
 }
 
 /** Applies the queued person and group changes now (the worker's next pass). */

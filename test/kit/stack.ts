@@ -12,6 +12,7 @@ import { ActorSigner } from '../../subgraphs/shared/auth/actor.js';
 import { parseConfig, setConfig, type Config } from '../../subgraphs/shared/config.js';
 import { createLogger } from '../../subgraphs/shared/logger.js';
 import { configuredKeyThrottle } from '../../router/throttle.js';
+import { eventsStoreEnv } from './events-store.js';
 import { LOOPBACK_DESTINATIONS } from './process.js';
 import { TEST_SECRET_KEY } from './secret.js';
 
@@ -75,6 +76,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       RATE_LIMIT_PERSONAL_KEY_PER_HOUR: '0',
       RATE_LIMIT_PROJECT_TOKEN_PER_MINUTE: '0',
       DESTINATION_ALLOWED_HOSTS: LOOPBACK_DESTINATIONS,
+      ...eventsStoreEnv(options.databaseUrl),
       ...options.env,
     }),
   );

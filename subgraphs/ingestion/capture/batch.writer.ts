@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectsFacade, type IngestionTarget } from '../../projects/facade.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { ensurePartitions, forgetPartitions } from '../events/event-partition.repository.js';
-import { storeEvents } from '../events/event.repository.js';
+import { eventStoreOf } from '../events/event.store.js';
 import { isNoop, knownPersons } from '../profiles/known-person.cache.js';
 import { profileEntries } from '../profiles/profile-entry.js';
 import { enqueueProfiles } from '../profiles/profile.queue.js';
@@ -23,22 +22,21 @@ export interface Written {
  * Writes a checked batch in one transaction, holding its project against deletion (401 once it is
  * deleted): the project's new group types, the events the environment has not seen, and their
  * person and group changes, queued for the profile worker (as PostHog's capture hands events on).
- * A new event over MAX_EVENT_PROPERTIES_BYTES of properties refuses the batch (413). A deadlock,
- * or a write that found no partition (the database was replaced under this process), runs the
+ * A new event over MAX_EVENT_PROPERTIES_BYTES of properties refuses the batch (413). A failure the
+ * events store calls passing (a deadlock, a partition gone under this process) runs the
  * transaction again; what PostgreSQL refuses of the events' data is a 400.
  */
 export async function writeBatch(em: EntityManager, target: IngestionTarget, events: CapturedEvent[], log: Logger): Promise<Written> {
+  const store = eventStoreOf(em);
   for (let attempt = 1; ; attempt++) {
-    await ensurePartitions(em, events.map((event) => event.time), log);
+    await store.prepare(em, events, log);
     try {
       return await em.transactional((tx) => writeInTransaction(tx, target, events));
     } catch (error) {
-      const code = (error as { code?: string }).code;
       const refused = refusedData(error);
       if (refused) throw refused;
-      if (attempt >= MAX_ATTEMPTS || !(code === '40P01' || code === '40001' || code === '23514')) throw error;
-      if (code === '23514') forgetPartitions();
-      log.warn({ code, attempt }, 'batch write retried');
+      if (attempt >= MAX_ATTEMPTS || !store.retryable(error)) throw error;
+      log.warn({ code: (error as { code?: string }).code, attempt }, 'batch write retried');
     }
   }
 }
@@ -46,15 +44,17 @@ export async function writeBatch(em: EntityManager, target: IngestionTarget, eve
 async function writeInTransaction(tx: EntityManager, target: IngestionTarget, events: CapturedEvent[]): Promise<Written> {
   if (!(await projectsFacade.holdLiveProject(tx, target.project_id))) throw unknownKey();
   const groupIndexes = await groupTypesOf(tx, target.project_id, events);
-  const seen = await storeEvents(tx, target.environment_id, events);
-  const fresh = seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid));
-  const tooLarge = fresh.find((event) => event.oversize !== null);
-  if (tooLarge) throw eventTooLarge(tooLarge.index, tooLarge.oversize!, MAX_EVENT_PROPERTIES_BYTES);
-  if (fresh.length === 0) return { stored: 0, queuedProfiles: false };
-  const known = knownPersons.of(String(tx.config.get('clientUrl')), target.environment_id);
-  const entries = profileEntries(fresh, groupIndexes).filter((entry) => !isNoop(known, entry));
-  await enqueueProfiles(tx, target.environment_id, entries);
-  return { stored: fresh.length, queuedProfiles: entries.length > 0 };
+  let queuedProfiles = false;
+  const fresh = await eventStoreOf(tx).store(tx, target.environment_id, events, async (stored) => {
+    const tooLarge = stored.find((event) => event.oversize !== null);
+    if (tooLarge) throw eventTooLarge(tooLarge.index, tooLarge.oversize!, MAX_EVENT_PROPERTIES_BYTES);
+    if (stored.length === 0) return;
+    const known = knownPersons.of(String(tx.config.get('clientUrl')), target.environment_id);
+    const entries = profileEntries(stored, groupIndexes).filter((entry) => !isNoop(known, entry));
+    await enqueueProfiles(tx, target.environment_id, entries);
+    queuedProfiles = entries.length > 0;
+  });
+  return { stored: fresh.length, queuedProfiles };
 }
 
 /**

@@ -1,6 +1,5 @@
 import { ValidationError } from '../../shared/errors.js';
 import { formatEventTime, parseIsoTime } from '../capture/event-time.rules.js';
-import type { EventCondition } from './event.repository.js';
 
 /** What a read of events may narrow by (every field optional). */
 export interface EventFilter {
@@ -12,19 +11,26 @@ export interface EventFilter {
   before?: string | null;
 }
 
-/** The SQL condition of one environment's events matching a filter; a bad time is a 400 on its field. */
-export function eventCondition(environmentId: number, filter: EventFilter): EventCondition {
-  const parts = ['environment_id = ?'];
-  const params: unknown[] = [environmentId];
-  const add = (sql: string, value: unknown) => {
-    parts.push(sql);
-    params.push(value);
+/** One environment's events matching a filter whose times were read: what either store's query narrows by. */
+export interface EventQuery {
+  environmentId: number;
+  event: string | null;
+  distinct_id: string | null;
+  /** As stored (`2024-05-01T12:00:00.123456Z`), inclusive. */
+  after: string | null;
+  /** As stored, exclusive. */
+  before: string | null;
+}
+
+/** The query of an environment's events matching `filter`; a bad time is a 400 on its field. */
+export function eventQuery(environmentId: number, filter: EventFilter): EventQuery {
+  return {
+    environmentId,
+    event: filter.event ?? null,
+    distinct_id: filter.distinct_id ?? null,
+    after: filter.after != null ? boundary(filter.after, 'after') : null,
+    before: filter.before != null ? boundary(filter.before, 'before') : null,
   };
-  if (filter.event != null) add('event = ?', filter.event);
-  if (filter.distinct_id != null) add('distinct_id = ?', filter.distinct_id);
-  if (filter.after != null) add('timestamp >= ?::timestamptz', boundary(filter.after, 'after'));
-  if (filter.before != null) add('timestamp < ?::timestamptz', boundary(filter.before, 'before'));
-  return { sql: parts.join(' and '), params };
 }
 
 function boundary(value: string, attr: string): string {

@@ -3,7 +3,10 @@ import { executeBound } from '../../shared/db/bound-query.js';
 import { copyInto, copyRows } from '../../shared/db/copy.js';
 import type { Statement } from '../../shared/db/statement.js';
 import type { CapturedEvent } from '../capture/captured-event.js';
+import type { EventQuery } from './event-condition.js';
 import type { EventPosition } from './event-cursor.js';
+import { ensurePartitions, forgetPartitions } from './event-partition.repository.js';
+import type { EventRow, EventStore, TrendInterval } from './event-store.ports.js';
 
 /**
  * Stores the events whose uuid the environment has not seen, answering the uuids it had already
@@ -11,7 +14,7 @@ import type { EventPosition } from './event-cursor.js';
  * unpartitioned, so that a retry is found whatever its month); then the events whose id was new
  * go into the partitioned `events` by COPY, their properties as the rules wrote them.
  */
-export async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[]): Promise<Set<string>> {
+async function storeEvents(em: EntityManager, environmentId: number, events: CapturedEvent[]): Promise<Set<string>> {
   const ids = JSON.stringify(events.map(({ uuid, timestamp }) => ({ uuid, timestamp })));
   const fresh = await executeBound<{ uuid: string }>(
     em,
@@ -33,16 +36,23 @@ export interface EventCondition {
   params: unknown[];
 }
 
+/** The SQL condition of an event query. */
+export function eventCondition(query: EventQuery): EventCondition {
+  const parts = ['environment_id = ?'];
+  const params: unknown[] = [query.environmentId];
+  const add = (sql: string, value: unknown) => {
+    parts.push(sql);
+    params.push(value);
+  };
+  if (query.event !== null) add('event = ?', query.event);
+  if (query.distinct_id !== null) add('distinct_id = ?', query.distinct_id);
+  if (query.after !== null) add('timestamp >= ?::timestamptz', query.after);
+  if (query.before !== null) add('timestamp < ?::timestamptz', query.before);
+  return { sql: parts.join(' and '), params };
+}
+
 const COLUMNS = `uuid as id, distinct_id, event, properties,
   to_char(timestamp at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as timestamp`;
-
-export interface EventRow {
-  id: string;
-  distinct_id: string;
-  event: string;
-  timestamp: string;
-  properties: Record<string, unknown>;
-}
 
 /**
  * The statement of a page of events newest first, from `after` (exclusive) in (timestamp, uuid)
@@ -65,13 +75,13 @@ export async function readEvents(em: EntityManager, where: EventCondition, after
   return em.execute<EventRow[]>(sql, params);
 }
 
-export async function countEvents(em: EntityManager, where: EventCondition): Promise<number> {
+async function countEvents(em: EntityManager, where: EventCondition): Promise<number> {
   const [row] = await em.execute<{ count: string }[]>(`select count(*) as count from ingestion.events where ${where.sql}`, [...where.params]);
   return Number(row!.count);
 }
 
 /** One event by uuid: its time from `event_ids` first, so that only its month's partition is read. */
-export async function findEvent(em: EntityManager, environmentId: number, uuid: string): Promise<EventRow | null> {
+async function findEvent(em: EntityManager, environmentId: number, uuid: string): Promise<EventRow | null> {
   const [id] = await em.execute<{ timestamp: string }[]>('select timestamp from ingestion.event_ids where environment_id = ? and uuid = ?', [environmentId, uuid]);
   if (!id) return null;
   const [row] = await em.execute<EventRow[]>(
@@ -81,10 +91,8 @@ export async function findEvent(em: EntityManager, environmentId: number, uuid: 
   return row ?? null;
 }
 
-export type TrendInterval = 'hour' | 'day' | 'week' | 'month';
-
 /** How many events fall in each hour, day, week or month (UTC; weeks start on Monday), oldest first; empty buckets left out. */
-export async function countEventsByInterval(em: EntityManager, where: EventCondition, interval: TrendInterval): Promise<{ bucket: string; count: number }[]> {
+async function countEventsByInterval(em: EntityManager, where: EventCondition, interval: TrendInterval): Promise<{ bucket: string; count: number }[]> {
   const rows = await em.execute<{ bucket: string; count: string }[]>(
     `select to_char(date_trunc('${interval}', timestamp at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as bucket, count(*) as count
        from ingestion.events where ${where.sql} group by 1 order by 1`,
@@ -92,3 +100,30 @@ export async function countEventsByInterval(em: EntityManager, where: EventCondi
   );
   return rows.map((row) => ({ bucket: row.bucket, count: Number(row.count) }));
 }
+
+/** PostgreSQL's codes of a batch transaction worth running again: a deadlock, a serialisation failure, a row that found no partition. */
+const RETRYABLE = new Set(['40P01', '40001', '23514']);
+
+/** The events store on PostgreSQL: `ingestion.events`, partitioned by month, and `event_ids`. */
+export const postgresEvents: EventStore = {
+  prepare: (em, events, log) => ensurePartitions(em, events.map((event) => event.time), log),
+  async store(tx, environmentId, events, withFresh) {
+    const seen = await storeEvents(tx, environmentId, events);
+    const fresh = seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid));
+    await withFresh(fresh);
+    return fresh;
+  },
+  retryable(error) {
+    const code = (error as { code?: string }).code;
+    // A partition missing under a write: the database was replaced under this process.
+    if (code === '23514') forgetPartitions();
+    return code !== undefined && RETRYABLE.has(code);
+  },
+  page: (em, query, after, limit) => readEvents(em, eventCondition(query), after, limit),
+  count: (em, query) => countEvents(em, eventCondition(query)),
+  find: findEvent,
+  trend: (em, query, interval) => countEventsByInterval(em, eventCondition(query), interval),
+  async deleteEnvironments(em, environmentIds) {
+    for (const table of ['events', 'event_ids']) await em.execute(`delete from ingestion.${table} where environment_id in (?)`, [environmentIds]);
+  },
+};

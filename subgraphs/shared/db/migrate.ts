@@ -9,11 +9,7 @@ import type { Orm } from './orm.js';
  */
 export async function migrate(subgraph: SubgraphDefinition, orm: Orm, log: Logger): Promise<string[]> {
   const migrator = orm.getMigrator();
-  // The lock is held on a connection of its own: pooled connections would lock and unlock apart.
-  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
-  await lock.connect();
-  await lock.query('select pg_advisory_lock($1)', [migrationLockId(subgraph.name)]);
-  try {
+  return withMigrationLock(orm.config.get('clientUrl')!, subgraph.name, async () => {
     const pending = await migrator.getPendingMigrations();
     if (pending.length === 0) return [];
     log.info({ subgraph: subgraph.name, pending: pending.length }, 'applying migrations');
@@ -26,6 +22,20 @@ export async function migrate(subgraph: SubgraphDefinition, orm: Orm, log: Logge
       log.info({ subgraph: subgraph.name, migration: migration.name, ms: Date.now() - started }, 'migration done');
     }
     return applied;
+  });
+}
+
+/**
+ * Runs `work` holding the advisory lock of `name`'s migrations in the database of `databaseUrl`,
+ * so that two processes starting at once migrate one after the other.
+ */
+export async function withMigrationLock<T>(databaseUrl: string, name: string, work: () => Promise<T>): Promise<T> {
+  // The lock is held on a connection of its own: pooled connections would lock and unlock apart.
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [migrationLockId(name)]);
+    return await work();
   } finally {
     await lock.end();
   }

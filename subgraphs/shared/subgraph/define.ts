@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { NonEmptyArray } from 'type-graphql';
+import type { ClickHouseMigration } from '../clickhouse/clickhouse.migrate.js';
 import type { Config } from '../config.js';
 import type { SubgraphContext } from './context.js';
 import type { Logger } from '../logger.js';
@@ -24,6 +25,8 @@ export interface SubgraphDefinition {
    * (partitioned tables written with set-based SQL): the schema diff leaves them alone.
    */
   unmanagedTables?: RegExp[];
+  /** The subgraph's ClickHouse schema, where CLICKHOUSE_URL keeps the events there (run at start-up after its migrations). */
+  clickhouseMigrations?: ClickHouseMigration[];
   resolvers: NonEmptyArray<Function>;
   /** Types reachable only through `_entities` (stubs of other subgraphs' entities). */
   orphanedTypes?: Function[];

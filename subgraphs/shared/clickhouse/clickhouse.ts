@@ -1,0 +1,116 @@
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { createRequire } from 'node:module';
+import { ConfigError } from '../config.js';
+import { parseClickHouseUrl, type ClickHouseTarget } from './clickhouse-url.js';
+
+/** What a reader's query may use: ClickHouse stops it past any of these. */
+export interface ReadLimits {
+  /** Seconds before the query is stopped (ENDPOINT_QUERY_TIMEOUT_SECONDS, or the refresh's). */
+  seconds: number;
+  /** Rows of the result; more is an error, never a silent cut. */
+  rows: number;
+  /** Bytes of the result, uncompressed (QUERY_MAX_RESULT_BYTES). */
+  bytes: number;
+  /** Memory of the query on the server. */
+  memoryBytes: number;
+}
+
+/**
+ * The events store on ClickHouse: a writer (inserts, DDL, deletions) and a reader of its own for
+ * tenants' queries. On chDB a connection keeps the settings a query sets (a `readonly` query
+ * leaves its connection read-only for every later query), so the reader never shares one with
+ * the writer, and every read sets all of its limits again.
+ */
+export class ClickHouse {
+  private constructor(
+    readonly target: ClickHouseTarget,
+    /** Set with CLICKHOUSE_CLUSTER: the DDL runs `ON CLUSTER` it. */
+    readonly cluster: string | null,
+    readonly writer: ClickHouseClient,
+    private readonly reader: ClickHouseClient,
+  ) {}
+
+  /** The database every table lives in. */
+  get database(): string {
+    return this.target.database;
+  }
+
+  /** Opens the clients of CLICKHOUSE_URL; the database itself is made by {@link migrateClickHouse}. */
+  static open(url: string, cluster: string | null = null): ClickHouse {
+    const target = parseClickHouseUrl(url);
+    return new ClickHouse(target, cluster, client(target, WRITER_SETTINGS), client(target, {}));
+  }
+
+  /** A reader's query: read-only, within `limits`, its values bound as `{name:Type}` parameters. */
+  async read<Row>(query: string, params: Record<string, unknown>, limits: ReadLimits): Promise<Row[]> {
+    const result = await this.reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: readSettings(limits) });
+    return result.json<Row>();
+  }
+
+  /** The platform's own query (pages, counts): the writer's connection, its values bound. */
+  async query<Row>(query: string, params: Record<string, unknown> = {}, settings: ClickHouseSettings = {}): Promise<Row[]> {
+    const result = await this.writer.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings });
+    return result.json<Row>();
+  }
+
+  /** A statement without rows (DDL, `ALTER … DELETE`), its values bound. */
+  async command(query: string, params: Record<string, unknown> = {}, settings: ClickHouseSettings = {}): Promise<void> {
+    await this.writer.command({ query, query_params: params, clickhouse_settings: settings });
+  }
+
+  /** Whether the server answers a query. */
+  async healthy(): Promise<boolean> {
+    const answer = await this.writer.ping({ select: true });
+    return answer.success;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.reader.close(), this.writer.close()]);
+  }
+}
+
+/**
+ * The writer's defaults: an insert answers once its rows are in a part on disk (synchronous,
+ * never buffered by the server for later), and `mutations_sync` makes a deletion finish before
+ * the call does.
+ */
+const WRITER_SETTINGS: ClickHouseSettings = { async_insert: 0, mutations_sync: '2' };
+
+/**
+ * `readonly=2`: no writes, no DDL, but the query's own limits may be set (`readonly=1` refuses
+ * even those). `throw` on overflow: a result past a limit is an error, never a cut one.
+ */
+function readSettings(limits: ReadLimits): ClickHouseSettings {
+  return {
+    readonly: '2',
+    max_execution_time: limits.seconds,
+    timeout_overflow_mode: 'throw',
+    max_result_rows: String(limits.rows),
+    max_result_bytes: String(limits.bytes),
+    result_overflow_mode: 'throw',
+    max_memory_usage: String(limits.memoryBytes),
+  };
+}
+
+function client(target: ClickHouseTarget, settings: ClickHouseSettings): ClickHouseClient {
+  if (target.kind === 'http') {
+    return createClient({ url: target.url, username: target.username, password: target.password, clickhouse_settings: settings, application: 'analytics-platform' });
+  }
+  return createClient({ connection: chdbConnection(target.path), clickhouse_settings: settings });
+}
+
+type ChdbConnectionModule = { createChdbConnection(options: { path: string }): NonNullable<Parameters<typeof createClient>[0]>['connection'] };
+
+/**
+ * chDB's engine is an optional dependency (hundreds of megabytes): loaded only for `chdb:`, and
+ * its absence is the setting's one line rather than a stack.
+ */
+function chdbConnection(path: string): ReturnType<ChdbConnectionModule['createChdbConnection']> {
+  let module: ChdbConnectionModule;
+  try {
+    module = createRequire(import.meta.url)('chdb/connection') as ChdbConnectionModule;
+  } catch {
+    throw new ConfigError('CLICKHOUSE_URL', 'chdb: needs the optional package chdb, which this install left out (npm ci without --omit=optional)');
+  }
+  return module.createChdbConnection({ path });
+}
