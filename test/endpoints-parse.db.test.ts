@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MAX_QUERY_BYTES } from '../subgraphs/endpoints/hogql/hogql.limits.js';
+import { MAX_QUERY_BYTES, MAX_QUERY_SQL_CHARS } from '../subgraphs/endpoints/hogql/hogql.limits.js';
 import { createEndpoint, endpointsPath, hogql } from './kit/endpoints.js';
 import { api, gql } from './kit/http.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
@@ -18,7 +18,14 @@ function orChain(): string {
 /** A short query PostHog's parser takes far longer than its budget over: nested calls. */
 const PAST_BUDGET = `select ${'lower('.repeat(60)}'x'${')'.repeat(60)}`;
 
+/** A long flat sum: PostHog's parser nests it a level per term. */
+const LONG_SUM = `select ${Array<string>(5_000).fill('1').join('+')}`;
+
+/** A few hundred bytes whose WITH expressions, each naming the one before twice, compile to far more SQL than the bound. */
+const WITH_CHAIN = `WITH 'abc' AS a0, ${Array.from({ length: 6 }, (_, index) => `substring(a${index}, length(a${index})) AS a${index + 1}`).join(', ')} SELECT ${Array<string>(140).fill('a6').join(', ')}`;
+
 const TOO_COMPLEX = { type: 'validation_error', code: 'query_too_complex', attr: 'query', detail: 'Invalid HogQL query: the query is too complex to parse.' };
+const TOO_MUCH_SQL = { ...TOO_COMPLEX, detail: `Invalid HogQL query: the query is too complex to compile (more than ${MAX_QUERY_SQL_CHARS} characters of SQL).` };
 
 let stack: Stack;
 let owner: Tenant;
@@ -47,6 +54,35 @@ describe('parsing a tenant’s HogQL', () => {
     expect(order).toEqual(['healthz', 'created']);
     expect(created.status, created.text).toBe(400);
     expect(created.body).toEqual(TOO_COMPLEX);
+  });
+
+  it('answers /healthz while a 5,000-term sum is parsed, then refuses the sum as too complex', async () => {
+    const order: string[] = [];
+    const creating = api(stack.url, 'POST', endpointsPath(owner), { key: owner.personal_api_key, body: { name: 'long_sum', query: hogql(LONG_SUM) } }).then((response) => {
+      order.push('created');
+      return response;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const health = await fetch(`${stack.url}/healthz`);
+    order.push('healthz');
+    expect(health.status).toBe(200);
+    const created = await creating;
+    expect(order).toEqual(['healthz', 'created']);
+    expect(created.status, created.text).toBe(400);
+    expect(created.body).toEqual(TOO_COMPLEX);
+    expect(await names()).not.toContain('long_sum');
+  });
+
+  it('refuses WITH expressions that compile past the SQL bound over REST and GraphQL, creating nothing', async () => {
+    const response = await api(stack.url, 'POST', endpointsPath(owner), { key: owner.personal_api_key, body: { name: 'with_rest', query: hogql(WITH_CHAIN) } });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toEqual(TOO_MUCH_SQL);
+    const mutation = 'mutation($p: Int!, $q: String!) { create_endpoint(project_id: $p, name: "with_gql", query: {kind: "HogQLQuery", query: $q}) { name } }';
+    const refused = await gql(stack.graphqlUrl, mutation, { p: owner.environment_id, q: WITH_CHAIN }, owner.personal_api_key);
+    expect(refused.errors?.[0]?.message).toBe(TOO_MUCH_SQL.detail);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'query_too_complex', status: 400, attr: 'query' });
+    expect(await names()).not.toContain('with_rest');
+    expect(await names()).not.toContain('with_gql');
   });
 
   it('refuses a query past the parse budget over REST, creates nothing, and parses the next query', async () => {

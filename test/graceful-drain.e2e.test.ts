@@ -10,7 +10,7 @@ import { seedTenant, type Tenant } from './kit/seed.js';
 import { TEST_SECRET_KEY } from './kit/stack.js';
 
 const WRITERS = 16;
-const RUNS = 3;
+const RUNS = 5;
 
 interface Tally {
   /** Ids of the configs answered 201. */

@@ -11,12 +11,13 @@ export const MAX_RESULT_ROWS = MAX_LIMIT;
 export const MAX_DEPTH = 64;
 
 /**
- * Most expression nodes one compilation visits, and the longest SQL one expression may compile to.
- * A WITH expression is compiled again wherever it is named and some functions repeat an argument's
- * SQL, so a short query can multiply both; these bound the work well above any real query's.
+ * Most expression nodes one compilation visits, and the longest SQL it writes. A WITH expression is
+ * compiled again wherever it is named, an alias's SQL is repeated wherever it is used and some
+ * functions repeat an argument's SQL, so a short query can multiply both; these bound the work
+ * (counted as it is done) well above any real query's.
  */
 export const MAX_COMPILED_NODES = 50_000;
-export const MAX_EXPRESSION_SQL_CHARS = 2 * 1024 * 1024;
+export const MAX_QUERY_SQL_CHARS = 1024 * 1024;
 
 /** Longest HogQL text parsed, in bytes. */
 export const MAX_QUERY_BYTES = 64 * 1024;

@@ -1,8 +1,9 @@
 import { assertDepth, isKind } from '../parse/hogql.ast.js';
 import type { CompileContext } from './hogql.context.js';
 import { isTimeZone } from '../functions/conversion.functions.js';
-import { HogQLError, QueryTooComplexError } from '../hogql.errors.js';
-import { effectiveLimit, MAX_COMPILED_NODES } from '../hogql.limits.js';
+import { HogQLError } from '../hogql.errors.js';
+import { effectiveLimit } from '../hogql.limits.js';
+import { CompileBudget } from './hogql.budget.js';
 import { ParamBinder } from './hogql.params.js';
 import { compileQueryNode, countOf } from './hogql.query.js';
 import { CteScope } from './hogql.scope.js';
@@ -31,15 +32,13 @@ export function compileHogQL(ast: HogQLNode, options: CompileOptions): CompiledQ
 function context(options: CompileOptions): CompileContext {
   const timezone = options.timezone ?? 'UTC';
   if (!isTimeZone(timezone)) throw new HogQLError(`Unknown time zone: ${timezone}`);
-  const counters = { t: 0, w: 0, nodes: 0 };
+  const counters = { t: 0, w: 0 };
   const ctx: CompileContext = {
     params: new ParamBinder(),
     variables: options.variables ?? {},
     timezone,
     nextAlias: (prefix) => `_${prefix}${++counters[prefix]}`,
-    spend: () => {
-      if (++counters.nodes > MAX_COMPILED_NODES) throw new QueryTooComplexError('compile');
-    },
+    budget: new CompileBudget(),
     compileQuery: (node, ctes) => compileQueryNode(node, ctes, ctx, { renderWith: true }),
   };
   return ctx;

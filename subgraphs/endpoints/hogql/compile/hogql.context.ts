@@ -1,3 +1,4 @@
+import type { CompileBudget } from './hogql.budget.js';
 import type { ParamBinder } from './hogql.params.js';
 import type { CteScope, Scope } from './hogql.scope.js';
 import type { ExprType, HogQLNode, VariableValue } from '../hogql.types.js';
@@ -17,15 +18,15 @@ export interface CompiledSelect {
   columns: OutputColumn[];
 }
 
-/** What lives for one compilation: the values bound, the variables, the zone and fresh aliases. */
+/** What lives for one compilation: the values bound, the variables, the zone, fresh aliases and the work done. */
 export interface CompileContext {
   params: ParamBinder;
   variables: Record<string, VariableValue>;
   timezone: string;
   /** A new alias of ours (`_t1`, `_w1`): tables and CTEs never take a name from the query. */
   nextAlias(prefix: 't' | 'w'): string;
-  /** Counts one expression node compiled; throws QueryTooComplexError past MAX_COMPILED_NODES. */
-  spend(): void;
+  /** Counts the nodes compiled and the SQL written; throws QueryTooComplexError past either bound. */
+  budget: CompileBudget;
   /** Compiles a nested SELECT or UNION (a subquery, a CTE); injected so that expressions need not import the SELECT compiler. */
   compileQuery(node: HogQLNode, ctes: CteScope): CompiledSelect;
 }

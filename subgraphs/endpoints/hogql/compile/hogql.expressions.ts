@@ -3,8 +3,7 @@ import { arithmeticExpr } from './hogql.arithmetic.js';
 import { asBoolean, typed } from './hogql.coerce.js';
 import { betweenExpr, compareExpr, distinctFromExpr } from './hogql.compare.js';
 import type { Env } from './hogql.context.js';
-import { HogQLError, QueryTooComplexError } from '../hogql.errors.js';
-import { MAX_EXPRESSION_SQL_CHARS } from '../hogql.limits.js';
+import { HogQLError } from '../hogql.errors.js';
 import { fieldExpr } from './hogql.fields.js';
 import { callExpr, castExpr } from '../functions/hogql.functions.js';
 import { constantValue, literalExpr } from './hogql.literals.js';
@@ -44,16 +43,13 @@ const COMPILERS: Record<string, Compiler> = {
 
 /**
  * Compiles one expression node; the tree's depth was checked before, so recursion is bounded, and
- * the context counts the nodes, so that the work is too. A string's length is known without
- * building it, so an SQL that multiplied past its bound is refused before anything reads it.
+ * the budget counts the nodes and the SQL of each, so that the work is too.
  */
 export function compileExpr(node: HogQLNode, env: Env): Expr {
   const compile = Object.hasOwn(COMPILERS, node.node) ? COMPILERS[node.node] : undefined;
   if (!compile) throw new HogQLError(`Unsupported node: ${node.node}`);
-  env.ctx.spend();
-  const expr = compile(node, env);
-  if (expr.sql.length > MAX_EXPRESSION_SQL_CHARS) throw new QueryTooComplexError('compile');
-  return expr;
+  env.ctx.budget.node();
+  return env.ctx.budget.write(() => compile(node, env));
 }
 
 function constantExpr(node: HogQLNode, env: Env): Expr {

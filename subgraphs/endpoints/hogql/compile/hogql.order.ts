@@ -13,7 +13,7 @@ export function itemExpr(node: HogQLNode, env: Env, columns: Expr[]): Expr {
   if (isKind(node, 'Constant') && typeof node.value === 'number') {
     const column = columns[node.value - 1];
     if (!Number.isInteger(node.value) || !column) throw new HogQLError(`Position ${node.value} is not in the SELECT list (1 to ${columns.length})`);
-    return column;
+    return env.ctx.budget.reuse(column);
   }
   return compileExpr(node, env);
 }

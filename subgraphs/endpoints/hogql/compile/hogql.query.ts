@@ -15,10 +15,10 @@ export interface QueryOptions {
   outerLimit?: number;
 }
 
-/** A SELECT or a UNION (and co.), anywhere in a query. */
+/** A SELECT or a UNION (and co.), anywhere in a query; the budget counts the SQL it writes around its expressions. */
 export function compileQueryNode(node: HogQLNode, ctes: CteScope, ctx: CompileContext, options: QueryOptions): CompiledSelect {
-  if (isKind(node, 'SelectQuery')) return compileSelect(node, ctes, ctx, options);
-  if (isKind(node, 'SelectSetQuery')) return compileSet(node, ctes, ctx, options);
+  if (isKind(node, 'SelectQuery')) return ctx.budget.write(() => compileSelect(node, ctes, ctx, options));
+  if (isKind(node, 'SelectSetQuery')) return ctx.budget.write(() => compileSet(node, ctes, ctx, options));
   throw new HogQLError(`Unsupported node: ${node.node}`);
 }
 

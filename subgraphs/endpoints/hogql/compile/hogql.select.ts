@@ -64,7 +64,10 @@ function selectItems(node: HogQLNode, env: Env): SelectItem[] {
   const items: SelectItem[] = [];
   for (const item of children(node, 'select')) {
     if (isKind(item, 'Field') && chainOf(item).at(-1) === '*') {
-      items.push(...starItems(chainOf(item), env.scope));
+      for (const star of starItems(chainOf(item), env.scope)) {
+        env.ctx.budget.reuse(star.expr);
+        items.push(star);
+      }
       continue;
     }
     if (isKind(item, 'Alias')) {
