@@ -102,7 +102,7 @@ function client(target: ClickHouseTarget, settings: ClickHouseSettings): ClickHo
 type ChdbConnectionModule = { createChdbConnection(options: { path: string }): NonNullable<Parameters<typeof createClient>[0]>['connection'] };
 
 /**
- * chDB's engine is an optional dependency (hundreds of megabytes): loaded only for `chdb:`, and
+ * chDB's engine is installed apart (hundreds of megabytes, `npm run chdb:install`): loaded only for `chdb:`, and
  * its absence is the setting's one line rather than a stack.
  */
 function chdbConnection(path: string): ReturnType<ChdbConnectionModule['createChdbConnection']> {
@@ -110,7 +110,7 @@ function chdbConnection(path: string): ReturnType<ChdbConnectionModule['createCh
   try {
     module = createRequire(import.meta.url)('chdb/connection') as ChdbConnectionModule;
   } catch {
-    throw new ConfigError('CLICKHOUSE_URL', 'chdb: needs the optional package chdb, which this install left out (npm ci without --omit=optional)');
+    throw new ConfigError('CLICKHOUSE_URL', 'chdb: needs the package chdb, which this install left out (npm run chdb:install adds it)');
   }
   return module.createChdbConnection({ path });
 }
