@@ -144,14 +144,19 @@ describe('pause and unpause', () => {
 
 describe('the scheduler', () => {
   it('makes one run per interval that ended, tiling time without gaps or overlaps, whatever the passes', async () => {
+    const fiveMinutes = 5 * 60_000;
+    const boundary = () => Math.floor(Date.now() / fiveMinutes);
+    const before = boundary();
     const created = await createExport(stack, owner, { interval: 'every 5 minutes', destination: s3Destination(store, { prefix: 'scheduled' }) });
     await sql(inject('databaseUrl'), "update batch_exports.batch_exports set scheduled_until = scheduled_until - interval '30 minutes' where id = $1", [created.id]);
     await Promise.all([drainExports(stack, owner), drainExports(stack, owner)]);
     await drainExports(stack, owner);
     const runs = await runsOf(stack, owner, created.id);
-    expect(runs).toHaveLength(6);
+    // Six intervals ended in the half hour moved back, and one more for each 5-minute boundary the clock passed meanwhile.
+    expect(runs.length).toBeGreaterThanOrEqual(6);
+    expect(runs.length).toBeLessThanOrEqual(6 + boundary() - before);
     for (let index = 1; index < runs.length; index++) expect(runs[index].data_interval_start).toBe(runs[index - 1].data_interval_end);
-    expect(runs.map((run) => run.status)).toEqual(Array(6).fill('Completed'));
+    expect(runs.map((run) => run.status)).toEqual(Array(runs.length).fill('Completed'));
     expect(runs.every((run) => run.backfill === null)).toBe(true);
     const record = (await call('GET', created.id)).body;
     expect(record.latest_runs.map((run: { id: string }) => run.id).sort()).toEqual(runs.map((run) => run.id).sort());

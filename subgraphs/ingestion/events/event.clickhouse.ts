@@ -81,7 +81,8 @@ export class ClickHouseEvents implements EventStore {
 
   async store(_tx: unknown, environmentId: number, events: CapturedEvent[], withFresh: (fresh: CapturedEvent[]) => Promise<void>): Promise<CapturedEvent[]> {
     const seen = await this.seen(environmentId, events);
-    const fresh = events.filter((event, index) => !seen.has(event.uuid) && events.findIndex((other) => other.uuid === event.uuid) === index);
+    // The first of a batch's events with one uuid is stored, as PostgreSQL's insert keeps it.
+    const fresh = events.filter((event) => !seen.has(event.uuid) && (seen.add(event.uuid), true));
     await withFresh(fresh);
     if (fresh.length > 0) await this.insert(environmentId, fresh);
     return fresh;
