@@ -58,12 +58,6 @@ export class ClickHouse {
     await this.writer.command({ query, query_params: params, clickhouse_settings: settings });
   }
 
-  /** Whether the server answers a query. */
-  async healthy(): Promise<boolean> {
-    const answer = await this.writer.ping({ select: true });
-    return answer.success;
-  }
-
   async close(): Promise<void> {
     await Promise.allSettled([this.reader.close(), this.writer.close()]);
   }
