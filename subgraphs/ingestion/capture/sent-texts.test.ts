@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memberText, sentTexts } from './sent-texts.js';
+import { objectMembers, sentTexts } from './sent-texts.js';
 
 describe('sentTexts', () => {
   it("finds each event's properties and top-level sets as sent, in a list, an envelope's batch or one event", () => {
@@ -34,10 +34,14 @@ describe('sentTexts', () => {
     ]);
   });
 
-  it("reads one member of an object's text", () => {
-    expect(memberText('{"$set": {"a": 1.50}, "b": [1]}', '$set')).toBe('{"a": 1.50}');
-    expect(memberText('{"b": "$set"}', '$set')).toBeUndefined();
-    expect(memberText('[1]', '$set')).toBeUndefined();
+  it("reads the members of an object's text, the last of a repeated key at the first one's place", () => {
+    expect([...objectMembers(' {"$set": {"a": 1.50}, "b": [1], "\\u0063": "x", "$set": 2}')]).toEqual([
+      ['$set', '2'],
+      ['b', '[1]'],
+      ['c', '"x"'],
+    ]);
+    expect(objectMembers('{ }').size).toBe(0);
+    expect(objectMembers('[1]').size).toBe(0);
   });
 
   it('walks a body near the size limit whatever it holds: millions of strings, of escapes, of levels', () => {

@@ -29,9 +29,20 @@ export function sentTexts(text: string, path: EventsPath): SentTexts[] {
   return texts;
 }
 
-/** The text of an object's member `name` (an object's text as sent), if it has one. */
-export function memberText(objectText: string, name: string): string | undefined {
-  return membersOf(objectText, skipSpace(objectText, 0), [name])[name];
+/**
+ * The members of an object's text (an object's text as sent), each value's text by its key; of a
+ * repeated key, the last value at the first one's place, as `JSON.parse` reads it.
+ */
+export function objectMembers(objectText: string): Map<string, string> {
+  const members = new Map<string, string>();
+  const at = skipSpace(objectText, 0);
+  if (objectText[at] !== '{') return members;
+  eachMember(objectText, at, (key, value) => {
+    const end = valueEnd(objectText, value);
+    members.set(key, objectText.slice(value, end));
+    return end;
+  });
+  return members;
 }
 
 /** Adds the SENT_MEMBERS of each event of the list at `at` (if it is one) to `texts`; answers where the list ends. */

@@ -1,5 +1,5 @@
 import { isObject, type JsonObject } from '../../shared/validation.js';
-import { memberText, type SentTexts } from './sent-texts.js';
+import { objectMembers, type SentTexts } from './sent-texts.js';
 
 /** PostHog's capture drops events of about a megabyte; this platform refuses their batch. */
 export const MAX_EVENT_PROPERTIES_BYTES = 1_048_576;
@@ -9,27 +9,29 @@ export const TOP_LEVEL_SETS = ['$set', '$set_once'] as const;
 
 /**
  * An event's properties as stored: their text as sent when the event came as JSON text, else
- * `compact` (JSON of the parsed values). The top-level sets are merged into the properties' own
- * as members written after those they replace: jsonb keeps the last of repeated keys, so the stored
- * value is PostHog's merge, with every digit sent (a number past a double's range is refused, not
- * stored as null).
+ * `compact` (JSON of the parsed values), so that every digit sent is kept (a number past a double's
+ * range is refused, not stored as null). The top-level sets are merged into the properties' own,
+ * the sent member replacing the one of the same key (PostHog's merge); the merge writes no key
+ * twice, as a store that keeps repeated keys (ClickHouse's JSON functions read the first) would
+ * answer the replaced value.
  */
 export function storedProperties(input: JsonObject, sent: SentTexts | null, compact: () => string): string {
   if (!sent) return compact();
   const base = isObject(input.properties) ? sent.properties! : '{}';
-  const sets = TOP_LEVEL_SETS.filter((key) => isObject(input[key])).map((key) => {
-    const own = memberText(base, key);
-    return `"${key}":{${members(own?.startsWith('{') ? own : '{}', sent[key]!)}}`;
-  });
-  return sets.length === 0 ? base : `{${[members(base), ...sets].filter((part) => part !== '').join(',')}}`;
+  const sets = TOP_LEVEL_SETS.filter((key) => isObject(input[key]));
+  if (sets.length === 0) return base;
+  const merged = objectMembers(base);
+  for (const key of sets) {
+    const own = merged.get(key);
+    merged.delete(key);
+    merged.set(key, objectText(new Map([...objectMembers(own?.startsWith('{') ? own : '{}'), ...objectMembers(sent[key]!)])));
+  }
+  return objectText(merged);
 }
 
-/** The members of objects' texts, one list. */
-function members(...objects: string[]): string {
-  return objects
-    .map((object) => object.slice(1, -1).trim())
-    .filter((inner) => inner !== '')
-    .join(',');
+/** An object's text of its members' texts. */
+function objectText(members: Map<string, string>): string {
+  return `{${[...members].map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
 }
 
 /**
