@@ -6,6 +6,12 @@ const require = createRequire(import.meta.url);
 
 const EVERY_TEST = ['subgraphs', 'router', 'rest-compat', 'schema', 'test'].map((folder) => `${folder}/**/*.test.ts`);
 const TIERED = ['**/*.db.test.ts', '**/*.e2e.test.ts', '**/*.slow.test.ts'];
+/**
+ * The db suites that write or read events through the platform, run a second time with the events
+ * store on ClickHouse's engine in process (test/kit/events-store.ts). A suite joins once what it
+ * tests has moved to ClickHouse (docs/clickhouse.md).
+ */
+const EVENT_SUITES = ['ingestion-batch', 'ingestion-read', 'ingestion-profiles', 'project-deletion', 'conversations'].map((name) => `test/${name}.db.test.ts`);
 
 /** A tier: the root's settings and its own files; every tier but unit gets the run's build and database. */
 function tier(name: string, test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration {
@@ -43,6 +49,8 @@ export default defineConfig({
       // database holds. The e2e tier keeps one: its platforms' start-up and shutdown timings do not
       // survive a second platform beside them on two cores.
       tier('db', { include: ['**/*.db.test.ts'] }),
+      // The event suites again, their events in ClickHouse (chDB) instead of PostgreSQL.
+      tier('db-clickhouse', { include: EVENT_SUITES, env: { TEST_EVENTS_STORE: 'clickhouse' } }),
       // The built platform started as its users start it: processes, ports, signals.
       tier('e2e', { include: ['**/*.e2e.test.ts'] }),
       // Generated requests by the thousand and a real browser.

@@ -6,7 +6,7 @@ import { startDeletionWorker } from '../router/process/deletion.worker.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { api } from './kit/http.js';
-import { anEvent, applyProfiles, postBatch } from './kit/ingest.js';
+import { anEvent, applyProfiles, eventCount, postBatch } from './kit/ingest.js';
 import { addMember, seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
@@ -17,14 +17,15 @@ const count = async (sql: string, id: number) => Number((await db.query(sql, [id
 const projectRows = (id: number) => count('select count(*) from projects.projects where id = $1', id);
 const environmentRows = (id: number) => count('select count(*) from projects.environments where project_id = $1', id);
 const configRows = (id: number) => count('select count(*) from customer_profiles.customer_profile_configs where environment_id = $1', id);
-/** Every row ingestion keeps for an environment, in all its tables. */
-const ingestionRows = (id: number) =>
-  count(
-    `select (select count(*) from ingestion.events where environment_id = $1) + (select count(*) from ingestion.event_ids where environment_id = $1)
+/** Every row ingestion keeps for an environment, in all its tables, and its events in their store. */
+const ingestionRows = async (id: number) =>
+  (await eventCount(inject('databaseUrl'), id)) +
+  (await count(
+    `select (select count(*) from ingestion.event_ids where environment_id = $1)
           + (select count(*) from ingestion.persons where environment_id = $1) + (select count(*) from ingestion.person_distinct_ids where environment_id = $1)
           + (select count(*) from ingestion.groups where environment_id = $1) + (select count(*) from ingestion.profile_updates where environment_id = $1) as count`,
     id,
-  );
+  ));
 
 /** A conversation's rows: the conversation, its messages and its queue. */
 const conversationRows = (id: number) =>
@@ -104,6 +105,8 @@ afterAll(async () => {
 describe('DELETE a project', () => {
   it('answers 204, hides the project at once, and removes it and its data (events too) in the background', async () => {
     const tenant = await seedTenant(inject('databaseUrl'), 'delete');
+    const bystander = await seedTenant(inject('databaseUrl'), 'bystander');
+    expect((await postBatch(stack, { api_key: bystander.project_api_key, batch: [anEvent()] })).status).toBe(200);
     await withConfig(tenant);
     await withConversation(tenant);
     await withEndpoint(tenant);
@@ -115,7 +118,9 @@ describe('DELETE a project', () => {
     const batch = [anEvent(), anEvent({ event: '$identify', properties: { $set: { a: 1 } } }), anEvent({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme' } })];
     expect((await postBatch(stack, { api_key: tenant.project_api_key, historical_migration: true, batch })).status).toBe(200);
     await applyProfiles(stack);
-    expect(await ingestionRows(tenant.environment_id)).toBeGreaterThan(6);
+    expect(await eventCount(inject('databaseUrl'), tenant.environment_id)).toBe(3);
+    // A person, its distinct id and a group besides.
+    expect(await ingestionRows(tenant.environment_id)).toBeGreaterThanOrEqual(6);
     const path = `/api/organizations/${tenant.organization_id}/projects/${tenant.project_id}/`;
     const deleted = await api(stack.url, 'DELETE', path, { key: tenant.personal_api_key });
     expect(deleted.status).toBe(204);
@@ -131,6 +136,7 @@ describe('DELETE a project', () => {
     expect(await environmentRows(tenant.project_id)).toBe(0);
     expect(await configRows(tenant.environment_id)).toBe(0);
     expect(await ingestionRows(tenant.environment_id)).toBe(0);
+    expect(await eventCount(inject('databaseUrl'), bystander.environment_id)).toBe(1);
     // Its token sends nothing anywhere any more.
     expect((await postBatch(stack, { api_key: tenant.project_api_key, batch: [anEvent()] })).status).toBe(401);
   });
