@@ -144,7 +144,7 @@ export class ClickHouseEvents implements EventStore {
     const created = clickhouseTime(new Date().toISOString());
     const token = createHash('sha256').update(String(environmentId));
     for (const event of events) token.update(` ${event.uuid}`);
-    await this.clickhouse.writer.insert({
+    await this.clickhouse.insert({
       table: this.events,
       columns: ['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'created_at'],
       format: 'JSONCompactEachRow',

@@ -1,7 +1,9 @@
-import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings, type InsertParams } from '@clickhouse/client';
 import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
 import { ConfigError } from '../config.js';
 import { parseClickHouseUrl, type ClickHouseTarget } from './clickhouse-url.js';
+import { asUnavailable } from './clickhouse-unavailable.js';
 
 /** What a reader's query may use: ClickHouse stops it past any of these. */
 export interface ReadLimits {
@@ -19,14 +21,15 @@ export interface ReadLimits {
  * The events store on ClickHouse: a writer (inserts, DDL, deletions) and a reader of its own for
  * tenants' queries. On chDB a connection keeps the settings a query sets (a `readonly` query
  * leaves its connection read-only for every later query), so the reader never shares one with
- * the writer, and every read sets all of its limits again.
+ * the writer, and every read sets all of its limits again. A call that fails because ClickHouse is
+ * away throws EventsStoreUnavailableError (503).
  */
 export class ClickHouse {
   private constructor(
     readonly target: ClickHouseTarget,
     /** Set with CLICKHOUSE_CLUSTER: the DDL runs `ON CLUSTER` it. */
     readonly cluster: string | null,
-    readonly writer: ClickHouseClient,
+    private readonly writer: ClickHouseClient,
     private readonly reader: ClickHouseClient,
   ) {}
 
@@ -43,23 +46,41 @@ export class ClickHouse {
 
   /** A reader's query: read-only, within `limits`, its values bound as `{name:Type}` parameters. */
   async read<Row>(query: string, params: Record<string, unknown>, limits: ReadLimits): Promise<Row[]> {
-    const result = await this.reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: readSettings(limits) });
-    return result.json<Row>();
+    return failing(async () => {
+      const result = await this.reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: readSettings(limits) });
+      return result.json<Row>();
+    });
   }
 
   /** The platform's own query (pages, counts): the writer's connection, its values bound. */
   async query<Row>(query: string, params: Record<string, unknown> = {}, settings: ClickHouseSettings = {}): Promise<Row[]> {
-    const result = await this.writer.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings });
-    return result.json<Row>();
+    return failing(async () => {
+      const result = await this.writer.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings });
+      return result.json<Row>();
+    });
   }
 
   /** A statement without rows (DDL, `ALTER … DELETE`), its values bound. */
   async command(query: string, params: Record<string, unknown> = {}, settings: ClickHouseSettings = {}): Promise<void> {
-    await this.writer.command({ query, query_params: params, clickhouse_settings: settings });
+    await failing(() => this.writer.command({ query, query_params: params, clickhouse_settings: settings }));
+  }
+
+  /** Rows into a table, on the writer's connection (synchronous: answered once on disk). */
+  async insert<Row>(params: InsertParams<Readable, Row>): Promise<void> {
+    await failing(() => this.writer.insert(params));
   }
 
   async close(): Promise<void> {
     await Promise.allSettled([this.reader.close(), this.writer.close()]);
+  }
+}
+
+/** Runs a call of the client, an outage thrown as EventsStoreUnavailableError. */
+async function failing<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw asUnavailable(error);
   }
 }
 
@@ -86,11 +107,17 @@ function readSettings(limits: ReadLimits): ClickHouseSettings {
   };
 }
 
+/**
+ * The client's own log is off: it writes plain text to the console, and every failure it would log
+ * reaches the caller, which answers it and logs it with pino.
+ */
+const QUIET = { level: ClickHouseLogLevel.OFF };
+
 function client(target: ClickHouseTarget, settings: ClickHouseSettings): ClickHouseClient {
   if (target.kind === 'http') {
-    return createClient({ url: target.url, username: target.username, password: target.password, clickhouse_settings: settings, application: 'analytics-platform' });
+    return createClient({ url: target.url, username: target.username, password: target.password, clickhouse_settings: settings, application: 'analytics-platform', log: QUIET });
   }
-  return createClient({ connection: chdbConnection(target.path), clickhouse_settings: settings });
+  return createClient({ connection: chdbConnection(target.path), clickhouse_settings: settings, log: QUIET });
 }
 
 type ChdbConnectionModule = { createChdbConnection(options: { path: string }): NonNullable<Parameters<typeof createClient>[0]>['connection'] };

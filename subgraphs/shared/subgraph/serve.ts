@@ -199,6 +199,8 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
  */
 function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
   const original = unwrapResolverError(error);
+  // An upstream's outage answered 503 (the events store) is the operator's to see, with its cause.
+  if (original instanceof ServiceUnavailableError && original.cause) log.error({ err: original.cause, path: formatted.path }, original.message);
   if (original instanceof AppError) return formatted;
   const code = formatted.extensions?.code;
   if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR') return formatted;
