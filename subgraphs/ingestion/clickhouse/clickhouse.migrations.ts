@@ -59,4 +59,10 @@ export const clickhouseMigrations: ClickHouseMigration[] = [
     name: '20261203_events_persons_groups',
     statements: (ddl) => [EVENTS_V1, PERSONS_V1, PERSON_DISTINCT_IDS_V1, GROUPS_V1].flatMap((table) => ddl.replacingTable(table)),
   },
+  {
+    // `/batch/` answers once its events are durable, as PostgreSQL's commit is: ClickHouse writes a
+    // part to the page cache and answers unless told to fsync the part and its directory first.
+    name: '20261204_events_fsync',
+    statements: (ddl) => [ddl.modifySettings(EVENTS, { fsync_after_insert: 1, fsync_part_directory: 1 })],
+  },
 ];

@@ -50,6 +50,7 @@ describe(ClickHouseDdl.name, () => {
     // Tables events are joined with are whole on every node: one replica path for all.
     expect(ddl.replacingTable({ ...TABLE, name: 'person', shardBy: undefined })[0]).toContain("ReplicatedReplacingMergeTree('/clickhouse/tables/noshard/posthog.person', '{replica}', _timestamp)");
     expect(ddl.storageOf(TABLE)).toBe('posthog.sharded_events');
+    expect(ddl.modifySettings(TABLE, { fsync_after_insert: 1 })).toBe('ALTER TABLE posthog.sharded_events ON CLUSTER events_cluster MODIFY SETTING fsync_after_insert = 1');
     expect(ddl.addColumn(TABLE, 'mat_x String')).toEqual([
       'ALTER TABLE posthog.sharded_events ON CLUSTER events_cluster ADD COLUMN IF NOT EXISTS mat_x String',
       'ALTER TABLE posthog.events ON CLUSTER events_cluster ADD COLUMN IF NOT EXISTS mat_x String',

@@ -77,6 +77,11 @@ export class ClickHouseDdl {
     return names.map((name) => `ALTER TABLE ${this.table(name)}${this.onCluster} ADD COLUMN IF NOT EXISTS ${column}`);
   }
 
+  /** Sets table settings of a table made by {@link replacingTable}, on the tables that hold its rows. */
+  modifySettings(table: Pick<ReplacingTable, 'name' | 'shardBy'>, settings: Record<string, string | number>): string {
+    return `ALTER TABLE ${this.storageOf(table)}${this.onCluster} MODIFY SETTING ${settingsText(settings)}`;
+  }
+
   /** The table that holds the rows (the sharded one on a cluster): what a mutation names. */
   storageOf(table: Pick<ReplacingTable, 'name' | 'shardBy'>): string {
     return this.table(this.cluster && table.shardBy ? `sharded_${table.name}` : table.name);
