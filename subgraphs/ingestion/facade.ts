@@ -4,13 +4,14 @@ import { eventQuery, type EventFilter } from './events/event-condition.js';
 import { readEventPageBound, type EventKeyset, type EventTime } from './exports/events.export.js';
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
 import { refreshPersonStatistics } from './exports/query-statistics.js';
+import { eventsCopy, type EventCopyKey } from './events/event.copy.js';
 import { eventStoreOf, type TrendInterval } from './events/event.store.js';
 import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
 import { QUERY_SURFACE } from './query-surface.js';
 
-export type { EventFilter, EventKeyset, EventTime, PersonKeyset, PersonRecord, TrendInterval };
+export type { EventCopyKey, EventFilter, EventKeyset, EventTime, PersonKeyset, PersonRecord, TrendInterval };
 
 /**
  * What other subgraphs may read of an environment's ingested data (the assistant's tools): plain
@@ -49,4 +50,7 @@ export const ingestionFacade = {
   /** Where a page of `rows` events after `after` of an export's window ends, in (time, uuid) order: null when fewer remain. */
   eventPageBoundForExport: (em: EntityManager, environmentId: number, window: { by: EventTime; start: Date | null; end: Date }, after: EventKeyset | null, rows: number): Promise<EventKeyset | null> =>
     readEventPageBound(em, environmentId, window, after, rows),
+
+  /** Copying the events from PostgreSQL to ClickHouse (`npm run events:copy`), a page at a time. */
+  eventsCopy,
 };

@@ -46,6 +46,9 @@ function condition(query: EventQuery): Condition {
   return { sql: parts.join(' AND '), params };
 }
 
+/** An event as `events` takes it: its fields as stored, and when the platform stored it (now, unless given). */
+export type EventInsert = Pick<CapturedEvent, 'uuid' | 'event' | 'properties' | 'timestamp' | 'distinct_id'> & { created_at?: string };
+
 type StoredRow = Omit<EventRow, 'properties' | 'timestamp'> & { properties: string; time: string };
 
 function eventRow({ time, properties, ...row }: StoredRow): EventRow {
@@ -129,8 +132,8 @@ export class ClickHouseEvents implements EventStore {
     }
   }
 
-  /** The uuids of `events` the environment holds already. */
-  private async seen(environmentId: number, events: CapturedEvent[]): Promise<Set<string>> {
+  /** The uuids of `events` the environment holds already (looked for within the days they name). */
+  async seen(environmentId: number, events: Pick<CapturedEvent, 'uuid' | 'timestamp'>[]): Promise<Set<string>> {
     const days = [...new Set(events.map((event) => event.timestamp.slice(0, 10)))];
     // `id`, not `uuid`: an alias would stand for the column in the condition (see COLUMNS).
     const rows = await this.clickhouse.query<{ id: string }>(
@@ -140,15 +143,19 @@ export class ClickHouseEvents implements EventStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  private async insert(environmentId: number, events: CapturedEvent[]): Promise<void> {
-    const created = clickhouseTime(new Date().toISOString());
+  /**
+   * Inserts events of the environment in one synchronous insert, deduplicated by a token of their
+   * uuids; each stored now unless it says when it was (`created_at`, a copy from PostgreSQL).
+   */
+  async insert(environmentId: number, events: EventInsert[]): Promise<void> {
+    const now = clickhouseTime(new Date().toISOString());
     const token = createHash('sha256').update(String(environmentId));
     for (const event of events) token.update(` ${event.uuid}`);
     await this.clickhouse.insert({
       table: this.events,
       columns: ['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'created_at'],
       format: 'JSONCompactEachRow',
-      values: events.map((event) => [event.uuid, event.event, event.properties, clickhouseTime(event.timestamp), environmentId, event.distinct_id, created]),
+      values: events.map((event) => [event.uuid, event.event, event.properties, clickhouseTime(event.timestamp), environmentId, event.distinct_id, event.created_at ? clickhouseTime(event.created_at) : now]),
       clickhouse_settings: { insert_deduplication_token: token.digest('hex'), insert_deduplicate: 1, insert_distributed_sync: 1 },
     });
   }
