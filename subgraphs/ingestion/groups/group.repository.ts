@@ -4,12 +4,22 @@ import { containsPattern } from '../../shared/db/like.js';
 import type { Statement } from '../../shared/db/statement.js';
 import type { ProfileEntry } from '../profiles/profile-entry.js';
 
+/** A group of an environment, by its type's index and its key. */
+export interface GroupKey {
+  group_type_index: number;
+  group_key: string;
+}
+
 /**
  * Applies group updates in one upsert: updates of one group are merged first, in order (later
  * `$group_set` values win), then merged over the stored properties; `created_at` is the earliest
- * update's time.
+ * update's time. Answers the groups it wrote.
+ *
+ * `updated_at` only grows for a group, even for a pass whose transaction began before the one it
+ * waited for (`now()` is a transaction's start): ClickHouse's mirror keeps a group's row with the
+ * greatest `updated_at`, so a later write must never carry an earlier time.
  */
-export async function saveGroups(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
+export async function saveGroups(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<GroupKey[]> {
   const merged = new Map<string, { group_type_index: number; group_key: string; group_properties: Record<string, unknown>; created_at: number }>();
   for (const { group, time } of entries) {
     if (!group) continue;
@@ -22,7 +32,7 @@ export async function saveGroups(em: EntityManager, environmentId: number, entri
       merged.set(key, { group_type_index: group.group_type_index, group_key: group.group_key, group_properties: { ...group.group_set }, created_at: time });
     }
   }
-  if (merged.size === 0) return;
+  if (merged.size === 0) return [];
   const rows = [...merged.values()].map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
   await executeBound(
     em,
@@ -32,9 +42,10 @@ export async function saveGroups(em: EntityManager, environmentId: number, entri
      on conflict (environment_id, group_type_index, group_key) do update
         set group_properties = groups.group_properties || excluded.group_properties,
             created_at = least(groups.created_at, excluded.created_at),
-            updated_at = now()`,
+            updated_at = greatest(now(), groups.updated_at + interval '1 microsecond')`,
     [environmentId, JSON.stringify(rows)],
   );
+  return rows.map(({ group_type_index, group_key }) => ({ group_type_index, group_key }));
 }
 
 /** A group as the read paths show it (timestamps as PostgreSQL's text). */

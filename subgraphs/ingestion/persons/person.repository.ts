@@ -17,12 +17,32 @@ export async function loadPersons(em: EntityManager, environmentId: number, dist
   return new Map(rows.map((row) => [row.distinct_id, { ...row, id: String(row.id) }]));
 }
 
+/** A person merged away, as it was when deleted: the last state ClickHouse's mirror marks deleted. */
+export interface DeletedPerson {
+  uuid: string;
+  version: number;
+  is_identified: boolean;
+  /** In milliseconds, as {@link StoredPerson}'s. */
+  created_at: number;
+}
+
+/** Which rows {@link savePersons} wrote: what ClickHouse's mirror of them must write again. */
+export interface WrittenPersons {
+  /** Persons created or changed, by their PostgreSQL id. */
+  persons: string[];
+  /** Distinct ids given a person, or moved to another one. */
+  distinct_ids: string[];
+  deleted: DeletedPerson[];
+}
+
 /**
  * Writes what a batch changed, a statement per kind of change: new persons, then their ids (so
  * merges can point at them), merged persons' distinct ids moved before those persons go (the
  * mapping's foreign key would take the ids with them), then changed properties.
  */
-export async function savePersons(em: EntityManager, environmentId: number, changes: PersonChanges): Promise<void> {
+export async function savePersons(em: EntityManager, environmentId: number, changes: PersonChanges): Promise<WrittenPersons> {
+  const moved: string[] = [];
+  let deleted: DeletedPerson[] = [];
   if (changes.created.length > 0) {
     const ids = await executeBound<{ id: string; uuid: string }>(
       em,
@@ -36,13 +56,15 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
     for (const state of changes.created) state.id = byUuid.get(state.uuid)!;
   }
   if (changes.merged.length > 0) {
-    await executeBound(
+    const rows = await executeBound<{ distinct_id: string }>(
       em,
       `update ingestion.person_distinct_ids d set person_id = x.into_id, version = d.version + 1
          from jsonb_to_recordset(?::jsonb) as x(from_id bigint, into_id bigint)
-        where d.environment_id = ? and d.person_id = x.from_id`,
+        where d.environment_id = ? and d.person_id = x.from_id
+        returning d.distinct_id`,
       [JSON.stringify(changes.merged.map(({ from, into }) => ({ from_id: from.id, into_id: into.id }))), environmentId],
     );
+    moved.push(...rows.map((row) => row.distinct_id));
   }
   if (changes.mappings.size > 0) {
     await executeBound(
@@ -59,7 +81,11 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
     if (renamed.length > 0) await em.execute('update ingestion.persons set updated_at = now() where id in (?)', [renamed]);
   }
   if (changes.merged.length > 0) {
-    await em.execute('delete from ingestion.persons where id in (?)', [changes.merged.map(({ from }) => from.id)]);
+    deleted = await em.execute<DeletedPerson[]>(
+      `delete from ingestion.persons where id in (?)
+       returning uuid, version, is_identified, (extract(epoch from created_at) * 1000)::float8 as created_at`,
+      [changes.merged.map(({ from }) => from.id)],
+    );
   }
   if (changes.updated.length > 0) {
     await executeBound(
@@ -71,6 +97,11 @@ export async function savePersons(em: EntityManager, environmentId: number, chan
       [JSON.stringify(changes.updated.map((state) => ({ id: state.id, ...personRow(state) })))],
     );
   }
+  return {
+    persons: [...changes.created, ...changes.updated].map((state) => state.id!),
+    distinct_ids: [...changes.mappings.keys(), ...moved],
+    deleted,
+  };
 }
 
 function personRow(state: { uuid: string; properties: unknown; is_identified: boolean; created_at: number }) {

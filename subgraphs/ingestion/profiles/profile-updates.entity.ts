@@ -1,10 +1,12 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 import type { ProfileEntry } from './profile-entry.js';
+import type { ProfileMirror } from './profile-mirror.queue.js';
 
 /**
  * The person and group changes of one committed batch, waiting for the profile worker. Written in
  * the batch's transaction, so a batch that got its 200 has them; deleted in the transaction that
- * applies them.
+ * applies them. Where events live on ClickHouse, a row may instead hold the rows a pass wrote
+ * (`mirror`), waiting to be written to ClickHouse's mirror tables (`profile-mirror.queue.ts`).
  */
 @Entity({ tableName: 'profile_updates' })
 @Index({ properties: ['environment_id', 'id'] })
@@ -36,6 +38,10 @@ export class ProfileUpdates {
   /** Why the last pass with this row failed. */
   @Property({ type: 'text', nullable: true })
   last_error: string | null = null;
+
+  /** Set on a row of applied changes that ClickHouse's mirror tables still lack (its `updates` are empty). */
+  @Property({ type: 'jsonb', nullable: true })
+  mirror: ProfileMirror | null = null;
 
   @Property({ type: 'timestamptz' })
   created_at: Date = new Date();

@@ -36,9 +36,9 @@ export async function enqueueProfiles(em: EntityManager, environmentId: number, 
 /** A row that failed this many passes alone is parked: passes leave it out, and the others go on. */
 export const PARK_AFTER_ATTEMPTS = 3;
 
-/** Environments with entries to apply (parked ones aside). */
+/** Environments with entries to apply (parked ones, and rows waiting for ClickHouse's mirror, aside). */
 export async function queuedEnvironments(em: EntityManager): Promise<number[]> {
-  const rows = await em.execute<{ environment_id: number }[]>('select distinct environment_id from ingestion.profile_updates where attempts < ?', [PARK_AFTER_ATTEMPTS]);
+  const rows = await em.execute<{ environment_id: number }[]>('select distinct environment_id from ingestion.profile_updates where attempts < ? and mirror is null', [PARK_AFTER_ATTEMPTS]);
   return rows.map((row) => row.environment_id);
 }
 
@@ -54,7 +54,7 @@ export interface PassBudget {
  */
 export async function takeProfiles(em: EntityManager, environmentId: number, budget: PassBudget): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
   const queued = await em.execute<{ id: string; entries: number; bytes: number; attempts: number }[]>(
-    'select id, entries, bytes, attempts from ingestion.profile_updates where environment_id = ? and attempts < ? order by id limit 100',
+    'select id, entries, bytes, attempts from ingestion.profile_updates where environment_id = ? and attempts < ? and mirror is null order by id limit 100',
     [environmentId, PARK_AFTER_ATTEMPTS],
   );
   const ids: string[] = [];

@@ -1,12 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { clickhouseOf } from '../../shared/clickhouse/clickhouse.registry.js';
 import { watchProfileQueue } from '../../shared/metrics.js';
 import { resubscribing } from '../../shared/pubsub/resubscribing.js';
 import type { Worker, WorkerRuntime } from '../../shared/subgraph/define.js';
 import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { saveGroups } from '../groups/group.repository.js';
 import { PersonBook } from '../persons/person.book.js';
-import { loadPersons, savePersons } from '../persons/person.repository.js';
+import { loadPersons, savePersons, type WrittenPersons } from '../persons/person.repository.js';
 import { knownPersons } from './known-person.cache.js';
+import { queueMirror } from './profile-mirror.queue.js';
+import { ProfileMirrorWriter } from './profile-mirror.writer.js';
 import { countFailure, forgetProfiles, lockProfiles, PARK_AFTER_ATTEMPTS, PROFILES_QUEUED_TOPIC, queuedEnvironments, takeProfiles, type PassBudget } from './profile.queue.js';
 
 /** What one transaction applies: one load and one write of persons for all of it. */
@@ -21,15 +24,18 @@ const GATHER_MS = 200;
  * Applies queued person and group changes, environment by environment, in the order their batches
  * were queued: a moment after a batch announces some, and every second for those queued by
  * another process. Persons and groups follow their events within moments, as in PostHog's pipeline.
+ * Where events live on ClickHouse, what a pass wrote is then written to ClickHouse's mirror tables.
  */
 export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker {
   // One environment whose changes cannot be applied waits; the others go on.
   const failedUntil = new Map<number, number>();
+  const mirror = new ProfileMirrorWriter(log);
   const applyOne = async (environmentId: number, draining: boolean): Promise<number> => {
     // A drain (asked for by whoever waits on the result) does not wait out the pause.
     if (!draining && (failedUntil.get(environmentId) ?? 0) > Date.now()) return 0;
+    let applied: number;
     try {
-      return await applyQueued(orm.em.fork(), environmentId, draining);
+      applied = await applyQueued(orm.em.fork(), environmentId, draining);
     } catch (error) {
       failedUntil.set(environmentId, Date.now() + FAILED_PAUSE_MS);
       const parked = error instanceof PassFailed ? error.parked : [];
@@ -38,6 +44,9 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
       else log.error({ err: cause, environment_id: environmentId }, 'profile updates of an environment failed; tried again in a minute, each failed row alone');
       return 0;
     }
+    // After the commit, and never failing it: what the write leaves is swept again.
+    if (applied > 0) await mirror.environment(orm.em.fork(), environmentId, draining);
+    return applied;
   };
   const unwatch = watchProfileQueue(async () => {
     const [pending] = await orm.em.fork().execute<{ n: number }[]>('select coalesce(sum(entries), 0)::int as n from ingestion.profile_updates');
@@ -54,6 +63,7 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
           applied += await applyOne(environmentId, draining);
         }
       } while (applied > 0 && !stopped());
+      await mirror.sweep(orm.em.fork(), stopped, draining);
     },
     everyMs: SWEEP_MS,
     log,
@@ -70,6 +80,7 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
  * reads the persons next), after that process commits. Answers how many batches were applied.
  */
 export async function applyQueued(em: EntityManager, environmentId: number, wait = false): Promise<number> {
+  const mirrored = clickhouseOf(em) !== null;
   let book: PersonBook | undefined;
   let taken: string[] = [];
   const applied = await em.transactional(async (tx) => {
@@ -77,13 +88,16 @@ export async function applyQueued(em: EntityManager, environmentId: number, wait
     const { ids, entries } = await takeProfiles(tx, environmentId, PASS_BUDGET);
     taken = ids;
     const people = entries.filter((entry) => entry.person);
+    let written: WrittenPersons = { persons: [], distinct_ids: [], deleted: [] };
     if (people.length > 0) {
       const distinctIds = new Set(people.flatMap((entry) => (entry.person!.merge ? [entry.distinct_id, entry.person!.merge.other] : [entry.distinct_id])));
       book = new PersonBook(environmentId, await loadPersons(tx, environmentId, [...distinctIds]));
       for (const entry of people) book.apply(entry);
-      await savePersons(tx, environmentId, book.changes());
+      written = await savePersons(tx, environmentId, book.changes());
     }
-    await saveGroups(tx, environmentId, entries);
+    const groups = await saveGroups(tx, environmentId, entries);
+    // Committed with the rows it names: the mirror is written after the commit, and again until ClickHouse takes it.
+    if (mirrored) await queueMirror(tx, environmentId, { ...written, groups });
     await forgetProfiles(tx, ids);
     return ids.length;
   }).catch(async (error: unknown) => {
