@@ -1,3 +1,5 @@
+import { clickhouseQueryTable } from './clickhouse/clickhouse.query-tables.js';
+
 /**
  * The read surface of HogQL queries (saved endpoints): views with PostHog's table and column
  * names over ingestion's tables, filtered by the team of the transaction, and the role queries
@@ -16,4 +18,6 @@ export const QUERY_SURFACE = {
     person_distinct_ids: '"ingestion"."hogql_person_distinct_ids"',
     groups: '"ingestion"."hogql_groups"',
   },
+  /** The same tables on the ClickHouse events store: the SQL of one, filtered by the team. */
+  clickhouseTable: clickhouseQueryTable,
 } as const;

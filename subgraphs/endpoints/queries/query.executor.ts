@@ -50,7 +50,7 @@ export class QueryExecutionError extends AppError {
 }
 
 // Values as PostHog's query runner answers them: numbers as numbers, times as ISO 8601 in UTC.
-const PARSERS: Record<number, (text: string) => unknown> = {
+export const ANSWER_PARSERS: Record<number, (text: string) => unknown> = {
   20: Number, // int8
   1700: Number, // numeric
   1184: (text) => `${text.replace(' ', 'T').replace(/\+00(:00)?$/, '')}Z`, // timestamptz (the session is in UTC)
@@ -93,7 +93,7 @@ export class QueryExecutor {
         // Always the extended protocol (pg's option, not in its types): one statement, whatever the text holds.
         queryMode: 'extended',
         rowMode: 'array',
-        types: { getTypeParser: ((oid: number, format?: string) => PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as never },
+        types: { getTypeParser: ((oid: number, format?: string) => ANSWER_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as never },
       };
       const { rows, truncated } = await readRows(client, query as pg.QueryArrayConfig, { maxBytes: limits.maxBytes ?? config().QUERY_MAX_RESULT_BYTES, partial: limits.partial ?? false });
       const overLimit = rows.length > compiled.limit;

@@ -44,10 +44,15 @@ export class ClickHouse {
     return new ClickHouse(target, cluster, client(target, WRITER_SETTINGS), client(target, {}));
   }
 
-  /** A reader's query: read-only, within `limits`, its values bound as `{name:Type}` parameters. */
-  async read<Row>(query: string, params: Record<string, unknown>, limits: ReadLimits): Promise<Row[]> {
+  /**
+   * A reader's query: read-only, within `limits`, its values bound as `{name:Type}` parameters,
+   * with the settings its SQL's meaning depends on. 64-bit integers come as numbers, as
+   * PostgreSQL's reader gives them.
+   */
+  async read<Row>(query: string, params: Record<string, unknown>, limits: ReadLimits, settings: ClickHouseSettings = {}): Promise<Row[]> {
     return failing(async () => {
-      const result = await this.reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: readSettings(limits) });
+      const clickhouse_settings: ClickHouseSettings = { ...settings, output_format_json_quote_64bit_integers: 0, ...readSettings(limits) };
+      const result = await this.reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings });
       return result.json<Row>();
     });
   }
@@ -65,9 +70,13 @@ export class ClickHouse {
     await failing(() => this.writer.command({ query, query_params: params, clickhouse_settings: settings }));
   }
 
-  /** Rows into a table, on the writer's connection (synchronous: answered once on disk). */
+  /**
+   * Rows into a table, on the writer's connection (synchronous: answered once on disk). Its
+   * deduplication token is the one given or none: on chDB a token set by an earlier insert stays
+   * on the connection, and would drop this insert as a repeat of that one.
+   */
   async insert<Row>(params: InsertParams<Readable, Row>): Promise<void> {
-    await failing(() => this.writer.insert(params));
+    await failing(() => this.writer.insert({ ...params, clickhouse_settings: { insert_deduplication_token: '', ...params.clickhouse_settings } }));
   }
 
   async close(): Promise<void> {

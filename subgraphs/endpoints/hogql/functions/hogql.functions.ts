@@ -79,6 +79,11 @@ export function lookupFunction(name: string): FunctionDef | undefined {
   return canonical ? all[canonical] : undefined;
 }
 
+/** The name as the catalogue spells it (`count` for `COUNT`); the name itself where case counts. */
+export function canonicalFunctionName(name: string): string {
+  return Object.hasOwn(functions(), name) ? name : (ANY_CASE.get(name.toLowerCase()) ?? name);
+}
+
 export function callExpr(node: HogQLNode, env: Env): Expr {
   assertOnly(node, ['name', 'args', 'params', 'distinct', 'filter_expr']);
   const name = text(node, 'name');
@@ -138,7 +143,7 @@ function checkAggregationPlace(name: string, env: Env): void {
 }
 
 /** Target types of `x::type` and `CAST(x AS type)`: each the conversion function of that name. */
-const CASTS: Record<string, string> = {
+export const CASTS: Record<string, string> = {
   int: 'toInt',
   integer: 'toInt',
   int64: 'toInt',

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { testChdbUrl } from '../../../../test/kit/events-store.js';
+import { startStack, type Stack } from '../../../../test/kit/stack.js';
+import type { ClickHouse, ReadLimits } from '../../../shared/clickhouse/clickhouse.js';
+import { clickhouseFor } from '../../../shared/clickhouse/clickhouse.registry.js';
+import { HOGQL_CASES, HOGQL_FUNCTION_LISTS, HOGQL_ROWS, sortedRows, TRENDS_CASE } from '../hogql-cases.fixture.js';
+import { parseHogQLSelect } from '../parse/hogql.parser.js';
+import { trendsToHogQL } from '../trends/trends.query.js';
+import type { CompileOptions, HogQLNode } from '../hogql.types.js';
+import { printHogQLForClickHouse } from './clickhouse.printer.js';
+
+const TEAM = 1;
+/** Another team's rows, one of each kind: any of them read would change the answers. */
+const OTHER_TEAM = 2;
+const LIMITS: ReadLimits = { seconds: 10, rows: 100_000, bytes: 10_000_000, memoryBytes: 1_000_000_000 };
+
+let stack: Stack;
+let clickhouse: ClickHouse;
+
+/** The fixture's rows in the events store's tables, for `team`. */
+async function load(team: number): Promise<void> {
+  const table = (name: string) => `${clickhouse.database}.${name}`;
+  const time = (iso: string) => iso.replace('T', ' ').replace('Z', '');
+  await clickhouse.insert({
+    table: table('events'),
+    format: 'JSONEachRow',
+    values: HOGQL_ROWS.events.map((event) => ({ ...event, team_id: team, properties: JSON.stringify(event.properties), timestamp: time(event.timestamp), created_at: time(event.timestamp) })),
+  });
+  await clickhouse.insert({
+    table: table('person'),
+    format: 'JSONEachRow',
+    values: HOGQL_ROWS.persons.map((person) => ({ ...person, team_id: team, properties: JSON.stringify(person.properties), created_at: time(person.created_at), is_identified: person.is_identified ? 1 : 0, version: 1 })),
+  });
+  await clickhouse.insert({ table: table('person_distinct_id2'), format: 'JSONEachRow', values: HOGQL_ROWS.distinctIds.map((row) => ({ ...row, team_id: team, version: 1 })) });
+  await clickhouse.insert({
+    table: table('groups'),
+    format: 'JSONEachRow',
+    values: HOGQL_ROWS.groups.map((group) => ({ group_type_index: group.index, group_key: group.key, created_at: time(group.created_at), _timestamp: time(group.updated_at), team_id: team, group_properties: JSON.stringify(group.properties) })),
+  });
+}
+
+// A platform on chDB makes the events store's tables; the fixture's rows go straight into them.
+beforeAll(async () => {
+  stack = await startStack({ databaseUrl: inject('databaseUrl'), env: { CLICKHOUSE_URL: testChdbUrl(`${new URL(inject('databaseUrl')).pathname.slice(1)}_printer`) } });
+  clickhouse = clickhouseFor(inject('databaseUrl'))!;
+  await load(TEAM);
+  await load(OTHER_TEAM);
+});
+afterAll(() => stack?.stop());
+
+async function run(ast: HogQLNode, options: Partial<CompileOptions> = {}): Promise<unknown[][]> {
+  const printed = printHogQLForClickHouse(ast, { variables: {}, ...options }, { environmentId: TEAM, database: clickhouse.database });
+  const rows = await clickhouse.read<Record<string, unknown>>(printed.sql, printed.params, LIMITS, printed.settings);
+  return rows.slice(0, printed.limit).map((row) => printed.columns.map((_, index) => row[`_c${index + 1}`]));
+}
+
+describe('HogQL printed for ClickHouse', () => {
+  it.each(HOGQL_CASES)('$name, as on PostgreSQL', async ({ query, options, rows, clickhouseRows, unordered }) => {
+    const answer = await run(await parseHogQLSelect(TEAM, query), options);
+    const expected = clickhouseRows ?? rows;
+    expect(unordered ? sortedRows(answer) : answer).toEqual(unordered ? sortedRows(expected) : expected);
+  });
+
+  it('runs every function the compiler maps', async () => {
+    for (const list of HOGQL_FUNCTION_LISTS) await expect(run(await parseHogQLSelect(TEAM, `SELECT ${list} FROM events`)), list).resolves.toBeDefined();
+  });
+
+  it('runs a TrendsQuery through the same printer, as on PostgreSQL', async () => {
+    expect(await run(trendsToHogQL(TRENDS_CASE.query))).toEqual(TRENDS_CASE.rows);
+  });
+
+  it('binds every value as a typed parameter and filters every table reference by the team', async () => {
+    const printed = printHogQLForClickHouse(await parseHogQLSelect(TEAM, "SELECT count() FROM events e JOIN persons p ON p.id = e.person_id WHERE e.event = 'x'' OR 1=1'"), { variables: {} }, { environmentId: TEAM, database: 'db' });
+    expect(printed.sql).not.toContain("OR 1=1");
+    expect(Object.values(printed.params)).toContain("x' OR 1=1");
+    const references = printed.sql.match(/FROM db\.\w+/g) ?? [];
+    expect(references.length).toBe(3);
+    expect(printed.sql.match(/FROM db\.\w+ WHERE team_id = \{p1:Int64\}/g)).toHaveLength(3);
+    expect(printed.params.p1).toBe(TEAM);
+  });
+});
