@@ -1,4 +1,4 @@
-import { AppError, ValidationError } from '../../shared/errors.js';
+import { AppError, ServiceUnavailableError, ValidationError } from '../../shared/errors.js';
 
 /** 401 on the project API key of a batch (`attr` names it), with PostHog's codes. */
 export class ProjectKeyError extends AppError {
@@ -40,3 +40,9 @@ export function refusedData(error: unknown): ValidationError | null {
   if (!what) return null;
   return new ValidationError(`An event of the batch holds ${what}; nothing of the batch was stored.`, 'batch', code === '54001' ? 'too_deep' : 'invalid_input');
 }
+
+/**
+ * 503 for a batch whose earlier attempt was settled as lost (its changes dropped, its events not
+ * in ClickHouse) while this one ran: sent again, it is stored whole.
+ */
+export const sendAgain = () => new ServiceUnavailableError('An earlier attempt of this batch was given up meanwhile; send it again.');

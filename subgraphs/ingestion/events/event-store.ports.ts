@@ -13,6 +13,35 @@ export interface EventRow {
   properties: Record<string, unknown>;
 }
 
+/** An event by what the events store finds it by. */
+export type EventKey = Pick<CapturedEvent, 'uuid' | 'timestamp'>;
+
+/** What storing a batch's events left. */
+export interface StoredBatch {
+  /** The events the environment had not seen, in the batch's order. */
+  fresh: CapturedEvent[];
+  /**
+   * The batch's uuids ClickHouse held already: an earlier attempt's insert landed, so the changes
+   * that attempt queued may apply. Empty on PostgreSQL, where nothing waits for an insert.
+   */
+  landed: string[];
+  /** ClickHouse's insert of `fresh`, left for after the transaction; null when nothing is left. */
+  pending: PendingInsert | null;
+}
+
+/**
+ * An insert of a batch's fresh events into ClickHouse, to make once the batch's transaction
+ * committed. The profile changes queued with the batch name its token and wait for it.
+ */
+export interface PendingInsert {
+  /** The insert's deduplication token, of the environment and the events' uuids: an attempt of the batch with the same fresh events has the same. */
+  token: string;
+  events: EventKey[];
+  insert(): Promise<void>;
+  /** Whether ClickHouse holds every one of `events`. */
+  landed(): Promise<boolean>;
+}
+
 export type TrendInterval = 'hour' | 'day' | 'week' | 'month';
 
 /**
@@ -25,12 +54,11 @@ export interface EventStore {
   prepare(em: EntityManager, events: CapturedEvent[], log: Logger): Promise<void>;
   /**
    * Stores the events whose uuid the environment has not seen, inside the batch's PostgreSQL
-   * transaction `tx`, and hands those to `withFresh` (which checks them and queues their profile
-   * changes). PostgreSQL writes them first (its transaction undoes them if `withFresh` throws);
-   * ClickHouse, which cannot undo an insert, writes them last, once `withFresh` passed. Answers
-   * the fresh events.
+   * transaction `tx`, and answers them, with the rest of the batch's uuids. PostgreSQL writes them
+   * in `tx` (which undoes them if the batch is refused after); ClickHouse, which cannot undo an
+   * insert, leaves its insert `pending`, for the caller to make once `tx` committed.
    */
-  store(tx: EntityManager, environmentId: number, events: CapturedEvent[], withFresh: (fresh: CapturedEvent[]) => Promise<void>): Promise<CapturedEvent[]>;
+  store(tx: EntityManager, environmentId: number, events: CapturedEvent[]): Promise<StoredBatch>;
   /** After a write failed: whether it is worth running the batch's transaction again, and what to forget first. */
   retryable(error: unknown): boolean;
   /** A page newest first, after `after` (exclusive) in (timestamp, uuid) order. */

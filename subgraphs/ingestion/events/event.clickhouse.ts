@@ -5,7 +5,7 @@ import type { CapturedEvent } from '../capture/captured-event.js';
 import { ENVIRONMENT_TABLES, EVENTS } from '../clickhouse/clickhouse.tables.js';
 import type { EventQuery } from './event-condition.js';
 import type { EventPosition } from './event-cursor.js';
-import type { EventRow, EventStore, TrendInterval } from './event-store.ports.js';
+import type { EventRow, EventStore, PendingInsert, StoredBatch, TrendInterval } from './event-store.ports.js';
 
 /** ClickHouse's DateTime64 text of a stored time (`2024-05-01T12:00:00.123456Z` → `2024-05-01 12:00:00.123456`). */
 export function clickhouseTime(iso: string): string {
@@ -46,6 +46,13 @@ function condition(query: EventQuery): Condition {
   return { sql: parts.join(' AND '), params };
 }
 
+/** The deduplication token of an insert of these events: the same for the same uuids, in the same order. */
+function insertToken(environmentId: number, events: Pick<CapturedEvent, 'uuid'>[]): string {
+  const token = createHash('sha256').update(String(environmentId));
+  for (const event of events) token.update(` ${event.uuid}`);
+  return token.digest('hex');
+}
+
 /** An event as `events` takes it: its fields as stored, and when the platform stored it (now, unless given). */
 export type EventInsert = Pick<CapturedEvent, 'uuid' | 'event' | 'properties' | 'timestamp' | 'distinct_id'> & { created_at?: string };
 
@@ -58,9 +65,10 @@ function eventRow({ time, properties, ...row }: StoredRow): EventRow {
 /**
  * The events store on ClickHouse. A batch's events are checked against those the environment
  * holds (by uuid, within the days the batch names, which the sorting key leads with), then the
- * fresh ones are inserted in one synchronous insert whose deduplication token is made of their
- * uuids: a retry that reaches the insert again (a process killed after ClickHouse took the rows)
- * inserts nothing, and rows of one event that still meet are collapsed by the ReplacingMergeTree.
+ * fresh ones are left to one synchronous insert, made once the batch's transaction committed,
+ * whose deduplication token is made of their uuids: a retry that reaches the insert again (a
+ * process killed after ClickHouse took the rows) inserts nothing, and rows of one event that
+ * still meet are collapsed by the ReplacingMergeTree.
  */
 export class ClickHouseEvents implements EventStore {
   private static readonly stores = new WeakMap<ClickHouse, ClickHouseEvents>();
@@ -82,13 +90,25 @@ export class ClickHouseEvents implements EventStore {
 
   async prepare(): Promise<void> {}
 
-  async store(_tx: unknown, environmentId: number, events: CapturedEvent[], withFresh: (fresh: CapturedEvent[]) => Promise<void>): Promise<CapturedEvent[]> {
+  async store(_tx: unknown, environmentId: number, events: CapturedEvent[]): Promise<StoredBatch> {
     const seen = await this.seen(environmentId, events);
+    const landed = [...seen];
     // The first of a batch's events with one uuid is stored, as PostgreSQL's insert keeps it.
     const fresh = events.filter((event) => !seen.has(event.uuid) && (seen.add(event.uuid), true));
-    await withFresh(fresh);
-    if (fresh.length > 0) await this.insert(environmentId, fresh);
-    return fresh;
+    return { fresh, landed, pending: fresh.length > 0 ? this.pending(environmentId, fresh) : null };
+  }
+
+  private pending(environmentId: number, fresh: CapturedEvent[]): PendingInsert {
+    const token = insertToken(environmentId, fresh);
+    return {
+      token,
+      events: fresh.map(({ uuid, timestamp }) => ({ uuid, timestamp })),
+      insert: () => this.write(environmentId, fresh, token),
+      landed: async () => {
+        const seen = await this.seen(environmentId, fresh);
+        return fresh.every((event) => seen.has(event.uuid));
+      },
+    };
   }
 
   retryable(): boolean {
@@ -147,16 +167,18 @@ export class ClickHouseEvents implements EventStore {
    * Inserts events of the environment in one synchronous insert, deduplicated by a token of their
    * uuids; each stored now unless it says when it was (`created_at`, a copy from PostgreSQL).
    */
-  async insert(environmentId: number, events: EventInsert[]): Promise<void> {
+  insert(environmentId: number, events: EventInsert[]): Promise<void> {
+    return this.write(environmentId, events, insertToken(environmentId, events));
+  }
+
+  private async write(environmentId: number, events: EventInsert[], token: string): Promise<void> {
     const now = clickhouseTime(new Date().toISOString());
-    const token = createHash('sha256').update(String(environmentId));
-    for (const event of events) token.update(` ${event.uuid}`);
     await this.clickhouse.insert({
       table: this.events,
       columns: ['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'created_at'],
       format: 'JSONCompactEachRow',
       values: events.map((event) => [event.uuid, event.event, event.properties, clickhouseTime(event.timestamp), environmentId, event.distinct_id, event.created_at ? clickhouseTime(event.created_at) : now]),
-      clickhouse_settings: { insert_deduplication_token: token.digest('hex'), insert_deduplicate: 1, insert_distributed_sync: 1 },
+      clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1, insert_distributed_sync: 1 },
     });
   }
 }

@@ -107,11 +107,10 @@ const RETRYABLE = new Set(['40P01', '40001', '23514']);
 /** The events store on PostgreSQL: `ingestion.events`, partitioned by month, and `event_ids`. */
 export const postgresEvents: EventStore = {
   prepare: (em, events, log) => ensurePartitions(em, events.map((event) => event.time), log),
-  async store(tx, environmentId, events, withFresh) {
+  async store(tx, environmentId, events) {
     const seen = await storeEvents(tx, environmentId, events);
-    const fresh = seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid));
-    await withFresh(fresh);
-    return fresh;
+    // Events and their profile changes commit together here: nothing is left pending.
+    return { fresh: seen.size === 0 ? events : events.filter((event) => !seen.has(event.uuid)), landed: [], pending: null };
   },
   retryable(error) {
     const code = (error as { code?: string }).code;

@@ -6,6 +6,7 @@ import { Migration20261125200000_ingestion } from './Migration20261125200000_ing
 import { Migration20261201203000_ingestion } from './Migration20261201203000_ingestion.js';
 import { Migration20261202001000_ingestion } from './Migration20261202001000_ingestion.js';
 import { Migration20261203100000_ingestion } from './Migration20261203100000_ingestion.js';
+import { Migration20261204100000_ingestion } from './Migration20261204100000_ingestion.js';
 
 /** Every migration of this subgraph, oldest first (generated files, committed). */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261201203000_ingestion', class: Migration20261201203000_ingestion },
   { name: 'Migration20261202001000_ingestion', class: Migration20261202001000_ingestion },
   { name: 'Migration20261203100000_ingestion', class: Migration20261203100000_ingestion },
+  { name: 'Migration20261204100000_ingestion', class: Migration20261204100000_ingestion },
 ];

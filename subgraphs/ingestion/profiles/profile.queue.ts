@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../shared/db/bound-query.js';
+import type { AwaitedInsert } from './awaiting-insert.queue.js';
 import type { ProfileEntry } from './profile-entry.js';
 
 /** Announced after a batch with profile changes commits: the worker starts a pass. */
@@ -21,24 +22,31 @@ export async function lockProfiles(em: EntityManager, environmentId: number, wai
   return row?.locked === true;
 }
 
-/** Queues a batch's profile entries, in the caller's (the batch's) transaction. */
-export async function enqueueProfiles(em: EntityManager, environmentId: number, entries: ProfileEntry[]): Promise<void> {
+/**
+ * Queues a batch's profile entries, in the caller's (the batch's) transaction; where its events
+ * still have to go to ClickHouse, as awaiting that insert. An attempt of the batch whose changes
+ * await the same insert queued them already: they are not queued twice.
+ */
+export async function enqueueProfiles(em: EntityManager, environmentId: number, entries: ProfileEntry[], awaiting: AwaitedInsert | null): Promise<void> {
   if (entries.length === 0) return;
   const updates = JSON.stringify(entries);
-  await executeBound(em, 'insert into ingestion.profile_updates (environment_id, updates, entries, bytes, created_at) values (?, ?::jsonb, ?, ?, now())', [
-    environmentId,
-    updates,
-    entries.length,
-    Buffer.byteLength(updates),
-  ]);
+  await executeBound(
+    em,
+    `insert into ingestion.profile_updates (environment_id, updates, entries, bytes, insert_token, insert_events, created_at) values (?, ?::jsonb, ?, ?, ?, ?::jsonb, now())
+     on conflict (environment_id, insert_token) where insert_token is not null do nothing`,
+    [environmentId, updates, entries.length, Buffer.byteLength(updates), awaiting?.token ?? null, awaiting ? JSON.stringify(awaiting.events) : null],
+  );
 }
 
 /** A row that failed this many passes alone is parked: passes leave it out, and the others go on. */
 export const PARK_AFTER_ATTEMPTS = 3;
 
-/** Environments with entries to apply (parked ones, and rows waiting for ClickHouse's mirror, aside). */
+/** Environments with entries to apply (parked ones, rows waiting for ClickHouse's mirror, and rows awaiting an insert, aside). */
 export async function queuedEnvironments(em: EntityManager): Promise<number[]> {
-  const rows = await em.execute<{ environment_id: number }[]>('select distinct environment_id from ingestion.profile_updates where attempts < ? and mirror is null', [PARK_AFTER_ATTEMPTS]);
+  const rows = await em.execute<{ environment_id: number }[]>(
+    'select distinct environment_id from ingestion.profile_updates where attempts < ? and mirror is null and insert_token is null',
+    [PARK_AFTER_ATTEMPTS],
+  );
   return rows.map((row) => row.environment_id);
 }
 
@@ -51,15 +59,18 @@ export interface PassBudget {
 /**
  * The oldest queued batches of an environment, in the order they were queued, as many as fit in
  * the budget. A row that was in a failed pass is taken alone, so that the one at fault is found.
+ * The batches stop short of one still awaiting its ClickHouse insert: a later batch's changes
+ * never pass an earlier one's.
  */
 export async function takeProfiles(em: EntityManager, environmentId: number, budget: PassBudget): Promise<{ ids: string[]; entries: ProfileEntry[] }> {
-  const queued = await em.execute<{ id: string; entries: number; bytes: number; attempts: number }[]>(
-    'select id, entries, bytes, attempts from ingestion.profile_updates where environment_id = ? and attempts < ? and mirror is null order by id limit 100',
+  const queued = await em.execute<{ id: string; entries: number; bytes: number; attempts: number; awaiting: boolean }[]>(
+    'select id, entries, bytes, attempts, insert_token is not null as awaiting from ingestion.profile_updates where environment_id = ? and attempts < ? and mirror is null order by id limit 100',
     [environmentId, PARK_AFTER_ATTEMPTS],
   );
   const ids: string[] = [];
   const taken = { entries: 0, bytes: 0 };
-  for (const { id, entries, bytes, attempts } of queued) {
+  for (const { id, entries, bytes, attempts, awaiting } of queued) {
+    if (awaiting) break;
     if (ids.length > 0 && (attempts > 0 || taken.entries + entries > budget.entries || taken.bytes + bytes > budget.bytes)) break;
     ids.push(String(id));
     taken.entries += entries;

@@ -7,6 +7,7 @@ import { startPeriodicWorker } from '../../shared/subgraph/periodic.worker.js';
 import { saveGroups } from '../groups/group.repository.js';
 import { PersonBook } from '../persons/person.book.js';
 import { loadPersons, savePersons, type WrittenPersons } from '../persons/person.repository.js';
+import { settleAwaitedInserts } from './awaiting-insert.queue.js';
 import { knownPersons } from './known-person.cache.js';
 import { queueMirror } from './profile-mirror.queue.js';
 import { ProfileMirrorWriter } from './profile-mirror.writer.js';
@@ -24,6 +25,7 @@ const GATHER_MS = 200;
  * Applies queued person and group changes, environment by environment, in the order their batches
  * were queued: a moment after a batch announces some, and every second for those queued by
  * another process. Persons and groups follow their events within moments, as in PostHog's pipeline.
+ * Changes awaiting their batch's ClickHouse insert wait, and are settled when left so too long.
  * Where events live on ClickHouse, what a pass wrote is then written to ClickHouse's mirror tables.
  */
 export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker {
@@ -55,6 +57,8 @@ export function startProfileWorker({ orm, pubsub, log }: WorkerRuntime): Worker 
   return startPeriodicWorker({
     onStop: unwatch,
     run: async (stopped, draining) => {
+      // Before the passes, which then apply what it let through; an outage of ClickHouse leaves the marks for the next sweep, and the rest goes on.
+      await settleAwaitedInserts(orm.em.fork()).catch((error: unknown) => log.warn({ err: error }, 'changes awaiting a ClickHouse insert not settled; tried again at the next sweep'));
       let applied: number;
       do {
         applied = 0;
