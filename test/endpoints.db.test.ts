@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cleanUpRunData } from '../subgraphs/endpoints/runs/run-data.cleanup.js';
 import { subgraphNamed } from '../subgraphs/index.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
+import { TEST_EVENTS_STORE } from './kit/events-store.js';
 import { sql } from './kit/db.js';
 import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';
 import { api, gql } from './kit/http.js';
@@ -207,7 +208,8 @@ describe('saved endpoints: runs', () => {
     expect(response.body.types.map((type: string[]) => type[0])).toEqual(['browser', 'views']);
     for (const hidden of ['hogql', 'timings', 'cache_key', 'calculation_trigger', 'modifiers', 'resolved_date_range', 'explain']) expect(response.body).not.toHaveProperty(hidden);
     const debug = await runEndpoint(stack, owner, 'browsers', { debug: true, refresh: 'force' });
-    expect(debug.body.hogql).toContain('hogql_events');
+    // The SQL that ran: over PostgreSQL's query views, or ClickHouse's events filtered by the team.
+    expect(debug.body.hogql).toContain(TEST_EVENTS_STORE === 'clickhouse' ? '.events WHERE team_id = {p1:Int64}' : 'hogql_events');
     expect(debug.body).toHaveProperty('timings');
   });
 

@@ -51,6 +51,7 @@ const VARIABLES = {
 };
 
 export const HOGQL_CASES: HogQLCase[] = [
+  { name: 'answers one row without a table', query: 'select 1 + 1', rows: [[2]] },
   { name: 'counts and groups', query: 'SELECT event, count() AS c FROM events GROUP BY event ORDER BY c DESC', rows: [['$pageview', 3], ['signup', 2]] },
   {
     name: 'reads properties as text, NULL when absent',

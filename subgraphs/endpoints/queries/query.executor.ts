@@ -17,10 +17,10 @@ const { readerRole: HOGQL_READER_ROLE, teamSetting: HOGQL_TEAM_SETTING } = inges
  * slow queries leave slots free for the others, and the others wait their turn across teams.
  */
 let executions: FairSlots | undefined;
-const querySlots = () => (executions ??= new FairSlots(config().QUERY_SLOTS));
+export const querySlots = () => (executions ??= new FairSlots(config().QUERY_SLOTS));
 
 /** How long one query may run before PostgreSQL stops it (ENDPOINT_QUERY_TIMEOUT_SECONDS). */
-const queryTimeoutMs = () => config().ENDPOINT_QUERY_TIMEOUT_SECONDS * 1000;
+export const queryTimeoutMs = () => config().ENDPOINT_QUERY_TIMEOUT_SECONDS * 1000;
 
 export interface QueryRows {
   rows: unknown[][];

@@ -1,8 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../shared/logger.js';
 import { ValidationError } from '../../shared/errors.js';
-import { compileHogQL, type CompiledQuery, type HogQLNode, type HogQLType, type VariableValue } from '../hogql/compile/hogql.compiler.js';
-import { QueryExecutor } from './query.executor.js';
+import { clickhouseOf } from '../../shared/clickhouse/clickhouse.registry.js';
+import { compileHogQL, type CompiledQuery, type CompileOptions, type HogQLNode, type HogQLType, type VariableValue } from '../hogql/compile/hogql.compiler.js';
+import { printHogQLForClickHouse } from '../hogql/clickhouse/clickhouse.printer.js';
+import { ClickHouseQueryExecutor } from './query.clickhouse.js';
+import { QueryExecutor, type QueryRows } from './query.executor.js';
 import type { PreparedQuery, VariableType } from './query.node.js';
 
 /** ClickHouse's names of our column types, as PostHog's `types` answer them. */
@@ -26,7 +29,7 @@ export interface QueryResult {
   rows: unknown[][];
   hasMore: boolean;
   limit: number;
-  /** The PostgreSQL that ran (a debug key of the run answer). */
+  /** The SQL that ran, PostgreSQL's or ClickHouse's (a debug key of the run answer). */
   sql: string;
   ms: number;
 }
@@ -41,26 +44,40 @@ export interface RunOptions {
 
 /** Compiles a prepared query with the caller's variables and runs it for one team. */
 export async function runQuery(em: EntityManager, log: Logger, teamId: number, prepared: PreparedQuery, options: RunOptions): Promise<QueryResult> {
-  const compiled = compileQuery(prepared, options);
-  const started = performance.now();
-  const { rows, hasMore } = await new QueryExecutor(em, log).run(teamId, compiled, options.timeoutMs);
-  return { columns: compiled.columns, rows, hasMore, limit: compiled.limit, sql: compiled.sql, ms: performance.now() - started };
+  return runCompiled(em, log, teamId, prepared.ast, { variables: queryVariables(prepared, options), limit: options.limit, timezone: options.timezone }, options.timeoutMs);
 }
 
 export function compileQuery(prepared: PreparedQuery, options: Omit<RunOptions, 'timeoutMs'>): CompiledQuery {
+  return compileHogQL(prepared.ast, { variables: queryVariables(prepared, options), limit: options.limit, timezone: options.timezone });
+}
+
+/** The variables a run binds: the caller's, declared defaults for the rest. */
+function queryVariables(prepared: PreparedQuery, options: Pick<RunOptions, 'variables'>): Record<string, VariableValue> {
   const variables: Record<string, VariableValue> = {};
   for (const declared of prepared.variables) {
     const value = Object.hasOwn(options.variables, declared.code_name) ? options.variables[declared.code_name] : declared.value;
     if (value === undefined) throw new ValidationError(`Required variable '${declared.code_name}' not provided`, 'variables');
     variables[declared.code_name] = { value, type: declared.type };
   }
-  return compileHogQL(prepared.ast, { variables, limit: options.limit, timezone: options.timezone });
+  return variables;
 }
 
 /** Runs a query the platform built itself (no variables), for one team. */
 export async function runBuiltQuery(em: EntityManager, log: Logger, teamId: number, ast: HogQLNode, timezone: string): Promise<unknown[][]> {
-  const compiled = compileHogQL(ast, { variables: {}, timezone });
-  return (await new QueryExecutor(em, log).run(teamId, compiled)).rows;
+  return (await runCompiled(em, log, teamId, ast, { variables: {}, timezone })).rows;
+}
+
+/**
+ * Runs a HogQL AST for one team on the installation's events store: compiled for PostgreSQL, or
+ * printed for ClickHouse where the events live there (the same checks, columns and limit).
+ */
+async function runCompiled(em: EntityManager, log: Logger, teamId: number, ast: HogQLNode, options: CompileOptions, timeoutMs?: number): Promise<QueryResult> {
+  const clickhouse = clickhouseOf(em);
+  const compiled = clickhouse ? printHogQLForClickHouse(ast, options, { environmentId: teamId, database: clickhouse.database }) : compileHogQL(ast, options);
+  const started = performance.now();
+  const { rows, hasMore }: QueryRows =
+    'params' in compiled ? await new ClickHouseQueryExecutor(clickhouse!, log).run(teamId, compiled, timeoutMs) : await new QueryExecutor(em, log).run(teamId, compiled, timeoutMs);
+  return { columns: compiled.columns, rows, hasMore, limit: compiled.limit, sql: compiled.sql, ms: performance.now() - started };
 }
 
 /** Stand-ins for variables without defaults: compiling needs a value; checking a query and typing its columns do not. */

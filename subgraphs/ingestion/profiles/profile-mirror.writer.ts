@@ -1,6 +1,6 @@
-import { ClickHouseError } from '@clickhouse/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClickHouse } from '../../shared/clickhouse/clickhouse.js';
+import { clickhouseErrorType } from '../../shared/clickhouse/clickhouse.errors.js';
 import { clickhouseOf } from '../../shared/clickhouse/clickhouse.registry.js';
 import type { Logger } from '../../shared/logger.js';
 import { writeMirrorRows } from './profile-mirror.clickhouse.js';
@@ -36,7 +36,7 @@ export class ProfileMirrorWriter {
     } catch (error) {
       // A statement ClickHouse refused is about the environment's rows, and the others go on; any
       // other failure (away, throttling, no answer) is ClickHouse's, and every environment waits.
-      if (error instanceof ClickHouseError) this.failedUntil.set(environmentId, Date.now() + FAILED_PAUSE_MS);
+      if (clickhouseErrorType(error) !== null) this.failedUntil.set(environmentId, Date.now() + FAILED_PAUSE_MS);
       else this.pausedUntil = Date.now() + FAILED_PAUSE_MS;
       this.log.error({ err: error, environment_id: environmentId }, 'writing persons and groups to ClickHouse failed; kept in PostgreSQL and written again shortly');
     }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { ConfigError } from '../config.js';
 import { parseClickHouseUrl, type ClickHouseTarget } from './clickhouse-url.js';
-import { asUnavailable } from './clickhouse-unavailable.js';
+import { asUnavailable } from './clickhouse.errors.js';
 
 /** What a reader's query may use: ClickHouse stops it past any of these. */
 export interface ReadLimits {
@@ -30,7 +30,7 @@ export class ClickHouse {
     /** Set with CLICKHOUSE_CLUSTER: the DDL runs `ON CLUSTER` it. */
     readonly cluster: string | null,
     private readonly writer: ClickHouseClient,
-    private readonly reader: ClickHouseClient,
+    private reader: ClickHouseClient,
   ) {}
 
   /** The database every table lives in. */
@@ -50,11 +50,22 @@ export class ClickHouse {
    * PostgreSQL's reader gives them.
    */
   async read<Row>(query: string, params: Record<string, unknown>, limits: ReadLimits, settings: ClickHouseSettings = {}): Promise<Row[]> {
-    return failing(async () => {
-      const clickhouse_settings: ClickHouseSettings = { ...settings, output_format_json_quote_64bit_integers: 0, ...readSettings(limits) };
-      const result = await this.reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings });
-      return result.json<Row>();
-    });
+    const reader = this.reader;
+    try {
+      return await failing(async () => {
+        const clickhouse_settings: ClickHouseSettings = { ...settings, output_format_json_quote_64bit_integers: 0, ...readSettings(limits) };
+        const result = await reader.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings });
+        return result.json<Row>();
+      });
+    } catch (error) {
+      // A chDB connection whose query failed part-way through its result can hand what it had
+      // read of it to the next query: the reader goes on with a connection of its own.
+      if (this.target.kind === 'chdb' && this.reader === reader) {
+        this.reader = client(this.target, {});
+        void reader.close();
+      }
+      throw error;
+    }
   }
 
   /** The platform's own query (pages, counts): the writer's connection, its values bound. */

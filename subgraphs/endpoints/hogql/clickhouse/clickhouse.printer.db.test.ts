@@ -69,6 +69,12 @@ describe('HogQL printed for ClickHouse', () => {
     expect(await run(trendsToHogQL(TRENDS_CASE.query))).toEqual(TRENDS_CASE.rows);
   });
 
+  it('stops a result past its bytes, and the reader answers the next query alone', async () => {
+    const huge = printHogQLForClickHouse(await parseHogQLSelect(TEAM, "select repeat(repeat('x', 1000), 1000) as s from events a, events b limit 120"), { variables: {} }, { environmentId: TEAM, database: clickhouse.database });
+    for (let time = 0; time < 2; time++) await expect(clickhouse.read(huge.sql, huge.params, { ...LIMITS, bytes: 20 * 1_048_576 }, huge.settings)).rejects.toThrow(/Limit for result exceeded/);
+    expect(await run(await parseHogQLSelect(TEAM, 'select 1 + 1'))).toEqual([[2]]);
+  });
+
   it('binds every value as a typed parameter and filters every table reference by the team', async () => {
     const printed = printHogQLForClickHouse(await parseHogQLSelect(TEAM, "SELECT count() FROM events e JOIN persons p ON p.id = e.person_id WHERE e.event = 'x'' OR 1=1'"), { variables: {} }, { environmentId: TEAM, database: 'db' });
     expect(printed.sql).not.toContain("OR 1=1");

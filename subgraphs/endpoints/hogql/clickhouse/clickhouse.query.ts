@@ -55,10 +55,20 @@ function printSelect(node: HogQLNode, ctes: PrintCtes, ctx: PrintContext, option
 }
 
 /**
- * A value of the answer as the PostgreSQL reader gives it (queries/query.executor.ts): times as ISO
- * 8601 in UTC, with the fraction of a second PostgreSQL prints (none when zero).
+ * A value of the answer as the PostgreSQL reader gives it (queries/query.executor.ts): booleans as
+ * such, times as ISO 8601 in UTC with the fraction of a second PostgreSQL prints (none when zero).
  */
 function answered(expr: Printed): string {
+  return `materialize(${answerValue(expr)})`;
+}
+
+/**
+ * Every column of the answer is materialized: ClickHouse counts a constant column's size once, not
+ * per row, against max_result_bytes, so a constant a megabyte long would pass the limit row after row.
+ */
+function answerValue(expr: Printed): string {
+  // Comparisons and the like are 0 or 1 to ClickHouse; the answer says true or false.
+  if (expr.type === 'Boolean') return `toBool(${expr.sql})`;
   if (expr.type !== 'DateTime') return expr.sql;
   return `concat(replaceRegexpOne(formatDateTime(${expr.sql}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC'), '\\\\.?0+$', ''), 'Z')`;
 }

@@ -47,3 +47,14 @@ const SERVER_TYPES = new Set([
   'TOO_MANY_PARTS', // inserts faster than merges: the server throttles them
   'ABORTED',
 ]);
+
+/**
+ * The name of ClickHouse's error a call failed with (`TIMEOUT_EXCEEDED`, `TOO_MANY_ROWS_OR_BYTES`…),
+ * null for any other failure. Read from the error's own fields rather than by its class: chDB's
+ * connection loads the client's error class in CommonJS, and a test runner may load another copy.
+ */
+export function clickhouseErrorType(error: unknown): string | null {
+  if (!(error instanceof Error) || error.constructor.name !== 'ClickHouseError') return null;
+  const { type } = error as Error & { type?: unknown };
+  return typeof type === 'string' ? type : null;
+}
