@@ -52,6 +52,11 @@ const VARIABLES = {
 
 export const HOGQL_CASES: HogQLCase[] = [
   { name: 'answers one row without a table', query: 'select 1 + 1', rows: [[2]] },
+  {
+    name: 'reads CASE with an expression and searched CASE',
+    query: "SELECT CASE event WHEN 'signup' THEN 'new' WHEN '$pageview' THEN 'view' ELSE 'other' END AS kind, CASE WHEN properties.n > 6 THEN 'big' ELSE 'small' END, count() FROM events GROUP BY 1, 2 ORDER BY 1, 2",
+    rows: [['new', 'small', 2], ['view', 'big', 1], ['view', 'small', 2]],
+  },
   { name: 'counts and groups', query: 'SELECT event, count() AS c FROM events GROUP BY event ORDER BY c DESC', rows: [['$pageview', 3], ['signup', 2]] },
   {
     name: 'reads properties as text, NULL when absent',

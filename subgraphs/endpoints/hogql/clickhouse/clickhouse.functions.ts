@@ -1,7 +1,7 @@
 import { chainOf, child, children, isKind, required, text } from '../parse/hogql.ast.js';
 import { canonicalFunctionName, CASTS } from '../functions/hogql.functions.js';
 import type { HogQLNode } from '../hogql.types.js';
-import { asBoolean, asDate, asNumber, asText, asTimestamp, typed } from './clickhouse.coerce.js';
+import { asBoolean, asDate, asNumber, asText, asTimestamp, typed, unify } from './clickhouse.coerce.js';
 import { zone, type PrintEnv, type Printed } from './clickhouse.context.js';
 import { arithmetic, compare, inValues, notYet, printExpr } from './clickhouse.expressions.js';
 
@@ -94,6 +94,16 @@ const FUNCTIONS: Record<string, FunctionPrinter> = {
 
   if: ({ args: [condition, then, otherwise] }) => typed(`if(${asBoolean(condition!).sql}, ${then!.sql}, ${otherwise!.sql})`, then!.type === 'Null' ? otherwise!.type : then!.type, [then!, otherwise!]),
   multiIf: ({ args }) => typed(`multiIf(${args.map((arg, index) => (index % 2 === 0 && index < args.length - 1 ? asBoolean(arg).sql : arg.sql)).join(', ')})`, args[1]!.type, args.filter((_, index) => index % 2 === 1 || index === args.length - 1)),
+  _caseWithExpression: ({ args: [subject, ...rest], env }) => {
+    // CASE x WHEN a THEN b ... ELSE c: a WHEN matches when x equals it (NULL matches nothing).
+    const branches: string[] = [];
+    for (let index = 0; index + 1 < rest.length; index += 2) {
+      const [l, r] = unify(subject!, rest[index]!, env);
+      branches.push(`ifNull(equals(${l.sql}, ${r.sql}), 0)`, rest[index + 1]!.sql);
+    }
+    const results = rest.filter((_, index) => index % 2 === 1 || index === rest.length - 1);
+    return typed(`multiIf(${[...branches, rest.at(-1)!.sql].join(', ')})`, results.find((result) => result.type !== 'Null')?.type ?? 'Null', results);
+  },
   coalesce: ({ args }) => typed(`coalesce(${sqlOf(args)})`, args.find((arg) => arg.type !== 'Null')?.type ?? 'Null', args, { nullable: args.every((arg) => arg.nullable) }),
   ifNull: ({ args }) => typed(`ifNull(${sqlOf(args)})`, args.find((arg) => arg.type !== 'Null')?.type ?? 'Null', args, { nullable: args.every((arg) => arg.nullable) }),
   nullIf: ({ args }) => typed(`nullIf(${sqlOf(args)})`, args[0]!.type, args, { nullable: true }),
