@@ -1,3 +1,4 @@
+import type { OutputColumn } from '../compile/hogql.context.js';
 import type { ClickHouseParams } from './clickhouse.params.js';
 import type { ExprType, HogQLNode, VariableValue } from '../hogql.types.js';
 import type { PrintScope, PrintCtes } from './clickhouse.scope.js';
@@ -34,14 +35,6 @@ export interface PrintContext {
   team: string;
   nextAlias(prefix: 't' | 'w'): string;
   printQuery(node: HogQLNode, ctes: PrintCtes): { sql: string; columns: OutputColumn[] };
-}
-
-export interface OutputColumn {
-  name: string;
-  sqlName: string;
-  type: ExprType;
-  nullable: boolean;
-  property?: boolean;
 }
 
 export type PrintClause = 'select' | 'where' | 'join' | 'group_by' | 'having' | 'order_by' | 'window';

@@ -7,7 +7,7 @@ import type { HogQLNode } from '../hogql.types.js';
 import { asBoolean, asNumber, asText, asTimestamp, isNumeric, typed, unify } from './clickhouse.coerce.js';
 import { zone, type PrintEnv, type Printed } from './clickhouse.context.js';
 import { callPrinted, castPrinted } from './clickhouse.functions.js';
-import type { PrintSource } from './clickhouse.scope.js';
+import type { Source } from '../compile/hogql.scope.js';
 import type { ClickHouseParamType } from './clickhouse.params.js';
 import { ingestionFacade } from '../../../ingestion/facade.js';
 
@@ -103,7 +103,7 @@ export function field(chain: (string | number)[], env: PrintEnv): Printed {
   throw new HogQLError(`Unknown field: ${first}`);
 }
 
-function inSource(source: PrintSource, chain: (string | number)[], env: PrintEnv): Printed {
+function inSource(source: Source, chain: (string | number)[], env: PrintEnv): Printed {
   if (source.table) return inTable(source, source.table, { alias: source.alias, path: '', nullable: source.optional }, chain, env);
   const [name, ...rest] = chain;
   const column = source.columns!.find((candidate) => candidate.name === name)!;
@@ -111,7 +111,7 @@ function inSource(source: PrintSource, chain: (string | number)[], env: PrintEnv
   return rest.length > 0 ? property(expr, rest, env) : expr;
 }
 
-function inTable(source: PrintSource, table: TableDef, at: { alias: string; path: string; nullable: boolean }, chain: (string | number)[], env: PrintEnv): Printed {
+function inTable(source: Source, table: TableDef, at: { alias: string; path: string; nullable: boolean }, chain: (string | number)[], env: PrintEnv): Printed {
   const [name, ...rest] = chain;
   const member = memberOf(table, String(name))!;
   if ('type' in member) {

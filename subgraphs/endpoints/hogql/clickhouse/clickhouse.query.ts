@@ -1,14 +1,16 @@
 import { chainOf, child, children, isKind, required, text } from '../parse/hogql.ast.js';
-import { renamed } from '../compile/hogql.from.js';
+import { JOIN_TYPES, renamed } from '../compile/hogql.from.js';
+import { Source } from '../compile/hogql.scope.js';
 import { columnName } from '../compile/hogql.naming.js';
 import { countOf } from '../compile/hogql.query.js';
 import { findTable } from '../compile/hogql.tables.js';
 import type { CompileContext } from '../compile/hogql.context.js';
 import type { Expr, HogQLNode } from '../hogql.types.js';
 import { asBoolean } from './clickhouse.coerce.js';
-import type { OutputColumn, PrintContext, PrintEnv, Printed } from './clickhouse.context.js';
+import type { OutputColumn } from '../compile/hogql.context.js';
+import type { PrintContext, PrintEnv, Printed } from './clickhouse.context.js';
 import { notYet, printExpr } from './clickhouse.expressions.js';
-import { PrintScope, PrintSource, type PrintCtes } from './clickhouse.scope.js';
+import { PrintScope, type PrintCtes } from './clickhouse.scope.js';
 import { ingestionFacade } from '../../../ingestion/facade.js';
 
 export interface PrintOptions {
@@ -88,30 +90,17 @@ function registerCtes(node: HogQLNode, ctes: PrintCtes, ctx: PrintContext): void
   }
 }
 
-const JOIN_TYPES: Record<string, string> = {
-  JOIN: 'INNER JOIN',
-  'INNER JOIN': 'INNER JOIN',
-  'ALL INNER JOIN': 'INNER JOIN',
-  'LEFT JOIN': 'LEFT JOIN',
-  'LEFT OUTER JOIN': 'LEFT JOIN',
-  'ALL LEFT JOIN': 'LEFT JOIN',
-  'RIGHT JOIN': 'RIGHT JOIN',
-  'RIGHT OUTER JOIN': 'RIGHT JOIN',
-  'ALL RIGHT JOIN': 'RIGHT JOIN',
-  'FULL JOIN': 'FULL OUTER JOIN',
-  'FULL OUTER JOIN': 'FULL OUTER JOIN',
-  'ALL FULL JOIN': 'FULL OUTER JOIN',
-  'CROSS JOIN': 'CROSS JOIN',
-};
+/** ClickHouse's spelling of the compiler's join keywords, where it has another one. */
+const CLICKHOUSE_JOINS: Record<string, string> = { JOIN: 'INNER JOIN', 'FULL JOIN': 'FULL OUTER JOIN' };
 
 /** The FROM items in the scope, and how to print them once every field has added its lazy joins. */
 function printFrom(first: HogQLNode | null, env: PrintEnv): (() => string) | null {
   if (!first) return null;
-  const pieces: { source: PrintSource; keyword: string | null; on: string | null }[] = [];
+  const pieces: { source: Source; keyword: string | null; on: string | null }[] = [];
   for (let join: HogQLNode | null = first; join; join = child(join, 'next_join')) {
     const keyword = pieces.length === 0 ? null : JOIN_TYPES[typeof join.join_type === 'string' ? join.join_type : 'JOIN']!;
-    const source = sourceOf(join, env, keyword === 'LEFT JOIN' || keyword === 'FULL OUTER JOIN');
-    if (keyword === 'RIGHT JOIN' || keyword === 'FULL OUTER JOIN') for (const piece of pieces) piece.source.optional = true;
+    const source = sourceOf(join, env, keyword === 'LEFT JOIN' || keyword === 'FULL JOIN');
+    if (keyword === 'RIGHT JOIN' || keyword === 'FULL JOIN') for (const piece of pieces) piece.source.makeOptional();
     env.scope.sources.push(source);
     const constraint = child(join, 'constraint');
     pieces.push({ source, keyword, on: constraint ? asBoolean(printExpr(required(constraint, 'expr'), { ...env, clause: 'join' })).sql : null });
@@ -119,24 +108,25 @@ function printFrom(first: HogQLNode | null, env: PrintEnv): (() => string) | nul
   return () =>
     pieces
       .map(({ source, keyword, on }) => {
-        const { own, lazy } = source.render();
-        return [keyword, own, on ? `ON ${on}` : null, ...lazy].filter(Boolean).join(' ');
+        // ClickHouse joins left to right: an item's lazy joins follow it, and a later ON sees them.
+        const { own, lazy } = source.parts();
+        return [keyword && (CLICKHOUSE_JOINS[keyword] ?? keyword), own, on ? `ON ${on}` : null, ...lazy].filter(Boolean).join(' ');
       })
       .join(' ');
 }
 
-function sourceOf(join: HogQLNode, env: PrintEnv, optional: boolean): PrintSource {
+function sourceOf(join: HogQLNode, env: PrintEnv, optional: boolean): Source {
   const table = required(join, 'table');
   const alias = typeof join.alias === 'string' ? join.alias : null;
   const sqlAlias = env.ctx.nextAlias('t');
   if (isKind(table, 'Field')) {
     const name = chainOf(table).join('.');
     const cte = env.scope.ctes.subquery(name);
-    if (cte) return new PrintSource(alias ?? name, sqlAlias, `"${cte.alias}"`, null, renamed(cte.columns, join), optional);
-    return new PrintSource(alias ?? name, sqlAlias, ingestionFacade.querySurface.clickhouseTable(name, env.ctx.database, env.ctx.team), findTable(name)!, null, optional);
+    if (cte) return new Source(alias ?? name, sqlAlias, `"${cte.alias}"`, null, renamed(cte.columns, join), optional);
+    return new Source(alias ?? name, sqlAlias, ingestionFacade.querySurface.clickhouseTable(name, env.ctx.database, env.ctx.team), findTable(name)!, null, optional);
   }
   const printed = env.ctx.printQuery(table, env.scope.ctes.child());
-  return new PrintSource(alias, sqlAlias, `(${printed.sql})`, null, renamed(printed.columns, join), optional);
+  return new Source(alias, sqlAlias, `(${printed.sql})`, null, renamed(printed.columns, join), optional);
 }
 
 interface SelectItem {

@@ -1,35 +1,7 @@
-import type { OutputColumn, Printed } from './clickhouse.context.js';
-import type { TableDef } from '../compile/hogql.tables.js';
+import type { OutputColumn } from '../compile/hogql.context.js';
+import type { Source } from '../compile/hogql.scope.js';
 import type { HogQLNode } from '../hogql.types.js';
-
-/** One FROM or JOIN item, under an alias of ours, with the lazy joins its fields added. */
-export class PrintSource {
-  private readonly lazy = new Map<string, { alias: string; sql: string }>();
-
-  constructor(
-    readonly name: string | null,
-    readonly alias: string,
-    private readonly fromSql: string,
-    readonly table: TableDef | null,
-    readonly columns: OutputColumn[] | null,
-    public optional: boolean,
-  ) {}
-
-  lazyAlias(path: string, build: (alias: string) => string): string {
-    let join = this.lazy.get(path);
-    if (!join) {
-      const alias = `${this.alias}_${path.replace(/\./g, '_')}`;
-      join = { alias, sql: build(alias) };
-      this.lazy.set(path, join);
-    }
-    return join.alias;
-  }
-
-  /** The item and, after it, its lazy joins (ClickHouse joins left to right; a later ON sees them). */
-  render(): { own: string; lazy: string[] } {
-    return { own: `${this.fromSql} AS "${this.alias}"`, lazy: [...this.lazy.values()].map((join) => join.sql) };
-  }
-}
+import type { Printed } from './clickhouse.context.js';
 
 /** The CTEs a query sees: subqueries printed once under an alias of ours, column CTEs kept as expressions. */
 export class PrintCtes {
@@ -67,13 +39,14 @@ export class PrintCtes {
 
 /** The names a SELECT resolves fields against. The PostgreSQL compile has checked them; this only finds them. */
 export class PrintScope {
-  readonly sources: PrintSource[] = [];
+  /** The FROM items: the compiler's, rendered here as ClickHouse joins them (Source.parts). */
+  readonly sources: Source[] = [];
   readonly aliases = new Map<string, Printed>();
   readonly windows = new Map<string, HogQLNode>();
 
   constructor(readonly ctes: PrintCtes) {}
 
-  source(name: string): PrintSource | undefined {
+  source(name: string): Source | undefined {
     return this.sources.find((source) => source.name === name);
   }
 }

@@ -8,7 +8,7 @@ import { findTable } from './hogql.tables.js';
 import type { HogQLNode } from '../hogql.types.js';
 
 /** ClickHouse's join spellings we take, as PostgreSQL's; ANY, ASOF, SEMI, ANTI and GLOBAL joins are refused. */
-const JOIN_TYPES: Record<string, string> = {
+export const JOIN_TYPES: Record<string, string> = {
   JOIN: 'JOIN',
   'INNER JOIN': 'JOIN',
   'ALL INNER JOIN': 'JOIN',

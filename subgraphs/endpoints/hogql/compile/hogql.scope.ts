@@ -49,9 +49,13 @@ export class Source {
 
   /** The FROM item: lazy joins go inside parentheses with it, so that a later ON clause sees them. */
   render(): string {
-    const own = `${this.fromSql} AS "${this.alias}"`;
-    if (this.lazy.size === 0) return own;
-    return `(${own} ${[...this.lazy.values()].map((join) => join.sql).join(' ')})`;
+    const { own, lazy } = this.parts();
+    return lazy.length === 0 ? own : `(${own} ${lazy.join(' ')})`;
+  }
+
+  /** The item under its alias, and its lazy joins in the order fields added them. */
+  parts(): { own: string; lazy: string[] } {
+    return { own: `${this.fromSql} AS "${this.alias}"`, lazy: [...this.lazy.values()].map((join) => join.sql) };
   }
 }
 
