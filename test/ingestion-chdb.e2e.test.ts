@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ClickHouse } from '../subgraphs/shared/clickhouse/clickhouse.js';
-import { sql } from './kit/db.js';
+import { postgresEventRows } from './kit/events-store.js';
 import { api, gql } from './kit/http.js';
 import { anEvent } from './kit/ingest.js';
 import { BUILD_DIR, freePort, runCli, startPlatform, type Platform } from './kit/process.js';
@@ -73,7 +73,7 @@ describe('the platform with its events on chDB', () => {
 
     expect((await events(owner)).map((event) => event.event).sort()).toEqual(['alone', 'curl-d', 'deflate', 'form-base64', 'gzip', 'gzip-js', 'json', 'list', 'live', 'no-slash']);
     expect(await count(owner)).toBe(10);
-    expect(await postgresRows(owner)).toEqual({ events: 0, ids: 0 });
+    expect(await postgresEventRows(inject('databaseUrl'), owner.environment_id)).toEqual({ events: 0, ids: 0 });
   });
 
   it('stores nothing of a batch with a bad event, and answers 400 naming it', async () => {
@@ -158,21 +158,10 @@ describe('the platform with its events on chDB', () => {
       platform = await startPlatform({ ...env, PORT: String(await freePort()) });
       expect(await events(owner)).toEqual(before);
       expect(await count(owner)).toBe(12);
-      expect(await postgresRows(owner)).toEqual({ events: 0, ids: 0 });
+      expect(await postgresEventRows(inject('databaseUrl'), owner.environment_id)).toEqual({ events: 0, ids: 0 });
     }, 120_000);
   });
 });
-
-/** The environment's rows in PostgreSQL's events tables (the PostgreSQL store's, empty on ClickHouse). */
-async function postgresRows(owner: Tenant): Promise<{ events: number; ids: number }> {
-  const [row] = await sql<{ events: string; ids: string }>(
-    inject('databaseUrl'),
-    `select (select count(*) from ingestion.events where environment_id = $1) as events,
-            (select count(*) from ingestion.event_ids where environment_id = $1) as ids`,
-    [owner.environment_id],
-  );
-  return { events: Number(row!.events), ids: Number(row!.ids) };
-}
 
 /** chDB's rows of `events` and how many events (environment and uuid) they are, read in this process. */
 async function physicalRows(url: string): Promise<{ rows: number; events: number }> {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ClickHouse } from '../subgraphs/shared/clickhouse/clickhouse.js';
 import { sql } from './kit/db.js';
+import { postgresEventRows } from './kit/events-store.js';
 import { generateEvents } from './kit/events.js';
 import { BUILD_DIR, freePort, startPlatform, type Platform } from './kit/process.js';
 import { seedTenant } from './kit/seed.js';
@@ -139,20 +140,9 @@ describe.each([postgres, chdb()])('a SIGKILL in the middle of an import, events 
     // before the crash and written again by a retry would show a write after the restart.
     expect(rows.filter((row) => storedAtCrash.has(row.uuid) && row.created_at >= restartedAt)).toEqual([]);
     const inPostgres = store.inPostgres ? events.length : 0;
-    expect(await postgresRows(owner.environment_id)).toEqual({ events: inPostgres, ids: inPostgres });
+    expect(await postgresEventRows(inject('databaseUrl'), owner.environment_id)).toEqual({ events: inPostgres, ids: inPostgres });
   }, 180_000);
 });
-
-/** The environment's rows in PostgreSQL's events tables. */
-async function postgresRows(environmentId: number): Promise<{ events: number; ids: number }> {
-  const [row] = await sql<{ events: string; ids: string }>(
-    inject('databaseUrl'),
-    `select (select count(*) from ingestion.events where environment_id = $1) as events,
-            (select count(*) from ingestion.event_ids where environment_id = $1) as ids`,
-    [environmentId],
-  );
-  return { events: Number(row!.events), ids: Number(row!.ids) };
-}
 
 async function queued(environmentId: number): Promise<number> {
   const [row] = await sql<{ count: string }>(inject('databaseUrl'), 'select count(*) from ingestion.profile_updates where environment_id = $1', [environmentId]);

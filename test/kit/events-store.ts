@@ -43,6 +43,17 @@ export async function storedEvents(databaseUrl: string, environmentId: number): 
   return sql<StoredEvent>(databaseUrl, 'select uuid::text as uuid, event, distinct_id, properties::text as properties from ingestion.events where environment_id = $1 order by timestamp, uuid', [environmentId]);
 }
 
+/** The environment's rows in PostgreSQL's events tables: the PostgreSQL store's, none on ClickHouse. */
+export async function postgresEventRows(databaseUrl: string, environmentId: number): Promise<{ events: number; ids: number }> {
+  const [row] = await sql<{ events: string; ids: string }>(
+    databaseUrl,
+    `select (select count(*) from ingestion.events where environment_id = $1) as events,
+            (select count(*) from ingestion.event_ids where environment_id = $1) as ids`,
+    [environmentId],
+  );
+  return { events: Number(row!.events), ids: Number(row!.ids) };
+}
+
 /**
  * JSON text without the whitespace between its tokens: PostgreSQL's jsonb writes `{"a": 1}`, the
  * text ClickHouse keeps is the batch's own. Digits and escapes are kept as they are.
