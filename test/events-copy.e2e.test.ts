@@ -35,15 +35,37 @@ let env: Record<string, string>;
 let checkpoint: string;
 const chdbUrl = `chdb:${mkdtempSync(join(tmpdir(), 'analytics-events-copy-'))}?database=copied`;
 
+/** Persons' distinct ids in each tenant's events, and the one group its first event identifies. */
+const DISTINCT_IDS = 17;
+const GROUP = { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } };
+
 /** `count` events for `owner` over four days, posted to the stack (on PostgreSQL) in batches. */
 async function ingest(owner: Tenant, count: number): Promise<Record<string, unknown>[]> {
-  const events = Array.from({ length: count }, (_, index) => anEvent({ distinct_id: `user-${index % 17}`, timestamp: daysAgo(2 + (index % 4), index * 1000), properties: { index, nested: { n: 1.5 } } }));
+  const events = Array.from({ length: count }, (_, index) =>
+    anEvent({ distinct_id: `user-${index % DISTINCT_IDS}`, timestamp: daysAgo(2 + (index % 4), index * 1000), ...(index === 0 ? { event: '$groupidentify', properties: { index, ...GROUP } } : { properties: { index, nested: { n: 1.5 } } }) }),
+  );
   for (let offset = 0; offset < events.length; offset += 500) {
     const response = await postBatch(stack, { api_key: owner.project_api_key, batch: events.slice(offset, offset + 500) });
     expect(response.status, response.text).toBe(200);
   }
+  // Persons and groups are written by the profile worker after the batches: the copy finds them all.
+  await until(async () => (await sql<{ queued: string }>(databaseUrl, 'select count(*) as queued from ingestion.profile_updates'))[0]!.queued === '0');
   return events;
 }
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; !(await condition()); tries++) {
+    if (tries > 300) throw new Error('the profile queue did not drain');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** What the environment's persons, distinct ids and groups are in the mirror (the latest version of each). */
+const MIRRORED = {
+  persons: `SELECT toString(person) AS id, props AS properties, toUInt32(v) AS version FROM (SELECT id AS person, argMax(properties, version) AS props, max(version) AS v, argMax(is_deleted, version) AS deleted FROM copied.person WHERE team_id = {team:Int64} GROUP BY id) WHERE deleted = 0 ORDER BY id`,
+  distinct_ids: `SELECT key AS distinct_id, toString(person) AS person_id FROM (SELECT distinct_id AS key, argMax(person_id, version) AS person FROM copied.person_distinct_id2 WHERE team_id = {team:Int64} GROUP BY distinct_id) ORDER BY distinct_id`,
+  groups: `SELECT group_key, argMax(group_properties, _timestamp) AS properties FROM copied.groups WHERE team_id = {team:Int64} GROUP BY group_type_index, group_key ORDER BY group_key`,
+};
 
 const copy = (args: string[], extra: Record<string, string> = {}) => runCli(CLI, args, { ...env, ...extra });
 const summaryOf = (stdout: string) => JSON.parse(stdout) as Summary;
@@ -146,8 +168,8 @@ describe('npm run events:copy', () => {
     expect(code, stderr).toBe(0);
     const summary = summaryOf(stdout);
     const expected = [
-      { environment_id: first.environment_id, postgres: 1500, clickhouse: 1500, matches: true, read: 0, inserted: 0 },
-      { environment_id: second.environment_id, postgres: 300, clickhouse: 305, matches: true, read: 300, inserted: 295 },
+      { environment_id: first.environment_id, postgres: 1500, clickhouse: 1500, matches: true, read: 0, inserted: 0, mirrored: null },
+      { environment_id: second.environment_id, postgres: 300, clickhouse: 305, matches: true, read: 300, inserted: 295, mirrored: { persons: DISTINCT_IDS, distinct_ids: DISTINCT_IDS, groups: 1 } },
     ];
     expect(summary.environments).toEqual(expected.sort((a, b) => a.environment_id - b.environment_id));
   }, 120_000);
@@ -169,7 +191,9 @@ describe('npm run events:copy', () => {
 
     const again = await copy(['--environment', String(first.environment_id), '--restart']);
     expect(again.code, again.stderr).toBe(0);
-    expect(summaryOf(again.stdout).environments).toEqual([{ environment_id: first.environment_id, postgres: 1501, clickhouse: 1501, matches: true, read: 1501, inserted: 1 }]);
+    expect(summaryOf(again.stdout).environments).toEqual([
+      { environment_id: first.environment_id, postgres: 1501, clickhouse: 1501, matches: true, read: 1501, inserted: 1, mirrored: { persons: DISTINCT_IDS, distinct_ids: DISTINCT_IDS, groups: 1 } },
+    ]);
   }, 120_000);
 
   it('holds every event once, as PostgreSQL holds it', async () => {
@@ -187,5 +211,20 @@ describe('npm run events:copy', () => {
     expect(clickhouse).toEqual(postgres);
     const [rows] = await clickhouseRows<{ rows: string; uuids: string }>('SELECT count() AS rows, uniqExact(uuid) AS uuids FROM copied.events WHERE team_id = {team:Int64}', { team: second.environment_id });
     expect({ rows: Number(rows!.rows), uuids: Number(rows!.uuids) }).toEqual({ rows: 305, uuids: 305 });
+  }, 60_000);
+
+  it('mirrors the persons, distinct ids and groups PostgreSQL held before the switch, as it holds them', async () => {
+    const team = { team: first.environment_id };
+    const [persons, distinctIds, groups] = await Promise.all([
+      sql(databaseUrl, 'select uuid::text as id, properties::text as properties, version from ingestion.persons where environment_id = $1 order by uuid', [first.environment_id]),
+      sql(databaseUrl, 'select d.distinct_id, p.uuid::text as person_id from ingestion.person_distinct_ids d join ingestion.persons p on p.id = d.person_id where d.environment_id = $1 order by d.distinct_id collate "C"', [first.environment_id]),
+      sql(databaseUrl, 'select group_key, group_properties::text as properties from ingestion.groups where environment_id = $1 order by group_key', [first.environment_id]),
+    ]);
+    expect(persons).toHaveLength(DISTINCT_IDS);
+    expect(groups).toEqual([{ group_key: 'acme', properties: '{"name": "Acme"}' }]);
+    // One process at a time holds the chDB directory: one query after the other.
+    const mirrored = [];
+    for (const query of [MIRRORED.persons, MIRRORED.distinct_ids, MIRRORED.groups]) mirrored.push(await clickhouseRows<Record<string, unknown>>(query, team));
+    expect(mirrored).toEqual([persons, distinctIds, groups]);
   }, 60_000);
 });

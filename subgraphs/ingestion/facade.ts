@@ -5,13 +5,14 @@ import { readEventPageBound, type EventKeyset, type EventTime } from './exports/
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
 import { refreshPersonStatistics } from './exports/query-statistics.js';
 import { eventsCopy, type EventCopyKey } from './events/event.copy.js';
+import type { MirroredCounts } from './profiles/profile-mirror.backfill.js';
 import { eventStoreOf, type TrendInterval } from './events/event.store.js';
 import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
 import { QUERY_SURFACE } from './query-surface.js';
 
-export type { EventCopyKey, EventFilter, EventKeyset, EventTime, PersonKeyset, PersonRecord, TrendInterval };
+export type { EventCopyKey, EventFilter, MirroredCounts, EventKeyset, EventTime, PersonKeyset, PersonRecord, TrendInterval };
 
 /**
  * What other subgraphs may read of an environment's ingested data (the assistant's tools): plain

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClickHouse } from '../../shared/clickhouse/clickhouse.js';
 import { eventQuery } from './event-condition.js';
 import { ClickHouseEvents, type EventInsert } from './event.clickhouse.js';
+import { backfillMirror } from '../profiles/profile-mirror.backfill.js';
 import { postgresEvents } from './event.repository.js';
 
 /** Where a copy of an environment's events stands: its last event copied, in (timestamp, uuid) order. */
@@ -84,6 +85,13 @@ export const eventsCopy = {
     if (fresh.length > 0) await store.insert(environmentId, fresh);
     return { read: rows.length, inserted: fresh.length, last: lastKey(rows) };
   },
+
+  /**
+   * Writes the environment's persons, distinct ids and groups into ClickHouse's mirror tables, as
+   * PostgreSQL holds them: HogQL's person and group joins read the mirror, and a person that
+   * existed before the switch reaches it no other way until it next changes.
+   */
+  copyProfiles: backfillMirror,
 
   /** How many of PostgreSQL's events of the environment ClickHouse holds, looked for a page at a time. */
   async heldInClickHouse(em: EntityManager, clickhouse: ClickHouse, environmentId: number, limit: number): Promise<number> {

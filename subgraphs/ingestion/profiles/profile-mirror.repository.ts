@@ -55,14 +55,20 @@ export async function mirrorRows(em: EntityManager, environmentId: number, mirro
   };
 }
 
+/** What a person's mirror row is made of, from `ingestion.persons` as `p`. */
+const PERSON_COLUMNS = `p.uuid::text as id, to_char(p.created_at at time zone 'UTC', ${CLICKHOUSE_TIME}) as created_at, p.environment_id as team_id,
+            p.properties::text as properties, p.is_identified::int as is_identified, 0 as is_deleted, p.version`;
+/** A distinct id's mirror row, from `ingestion.person_distinct_ids` as `d` joined to its person as `p`. */
+const DISTINCT_ID_COLUMNS = 'd.environment_id as team_id, d.distinct_id, p.uuid::text as person_id, 0 as is_deleted, d.version';
+/** A group's mirror row, from `ingestion.groups` as `g`. */
+const GROUP_COLUMNS = `g.group_type_index, g.group_key, to_char(g.created_at at time zone 'UTC', ${CLICKHOUSE_TIME}) as created_at, g.environment_id as team_id,
+            g.group_properties::text as group_properties, to_char(g.updated_at at time zone 'UTC', ${CLICKHOUSE_TIME}) as _timestamp`;
+
 async function personRows(em: EntityManager, environmentId: number, ids: string[]): Promise<PersonMirrorRow[]> {
   if (ids.length === 0) return [];
   return executeBound<PersonMirrorRow>(
     em,
-    `select uuid::text as id, to_char(created_at at time zone 'UTC', ${CLICKHOUSE_TIME}) as created_at, environment_id as team_id,
-            properties::text as properties, is_identified::int as is_identified, 0 as is_deleted, version
-       from ingestion.persons
-      where environment_id = ? and id = any (select jsonb_array_elements_text(?::jsonb)::bigint)`,
+    `select ${PERSON_COLUMNS} from ingestion.persons p where p.environment_id = ? and p.id = any (select jsonb_array_elements_text(?::jsonb)::bigint)`,
     [environmentId, JSON.stringify(ids)],
   );
 }
@@ -83,7 +89,7 @@ async function distinctIdRows(em: EntityManager, environmentId: number, distinct
   if (distinctIds.length === 0) return [];
   return executeBound<DistinctIdMirrorRow>(
     em,
-    `select d.environment_id as team_id, d.distinct_id, p.uuid::text as person_id, 0 as is_deleted, d.version
+    `select ${DISTINCT_ID_COLUMNS}
        from ingestion.person_distinct_ids d join ingestion.persons p on p.id = d.person_id
       where d.environment_id = ? and d.distinct_id = any (select jsonb_array_elements_text(?::jsonb))`,
     [environmentId, JSON.stringify(distinctIds)],
@@ -94,11 +100,68 @@ async function groupRows(em: EntityManager, environmentId: number, keys: GroupKe
   if (keys.length === 0) return [];
   return executeBound<GroupMirrorRow>(
     em,
-    `select g.group_type_index, g.group_key, to_char(g.created_at at time zone 'UTC', ${CLICKHOUSE_TIME}) as created_at, g.environment_id as team_id,
-            g.group_properties::text as group_properties, to_char(g.updated_at at time zone 'UTC', ${CLICKHOUSE_TIME}) as _timestamp
+    `select ${GROUP_COLUMNS}
        from ingestion.groups g
       where g.environment_id = ?
         and (g.group_type_index, g.group_key) in (select x.group_type_index, x.group_key from jsonb_to_recordset(?::jsonb) as x(group_type_index smallint, group_key text))`,
     [environmentId, JSON.stringify(keys)],
   );
+}
+
+/** Where a walk of an environment's mirror rows stands: the last key of each table it has passed. */
+export interface MirrorPosition {
+  /** A person's (created_at, id), the order of the (environment, created_at) index. */
+  person: { created_at: string; id: string } | null;
+  distinct_id: string | null;
+  group: GroupKey | null;
+}
+
+/** A page of an environment's mirror rows, and where the next page starts; null when the walk is over. */
+export interface MirrorPage {
+  rows: MirrorRows;
+  next: MirrorPosition | null;
+}
+
+/**
+ * The next `limit` rows of the environment's mirror after `from`, table by table (persons, then
+ * distinct ids, then groups), each walked off an index of the environment in a fixed order.
+ */
+export async function mirrorRowsPage(em: EntityManager, environmentId: number, from: MirrorPosition, limit: number): Promise<MirrorPage> {
+  const rows: MirrorRows = { persons: [], distinct_ids: [], groups: [] };
+  const next = { ...from };
+  const persons = await executeBound<PersonMirrorRow & { key_id: string; key_at: string }>(
+    em,
+    `select ${PERSON_COLUMNS}, p.id::text as key_id, to_char(p.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.USOF') as key_at
+       from ingestion.persons p
+      where p.environment_id = ?${from.person ? ' and (p.created_at, p.id) > (?::timestamptz, ?::bigint)' : ''}
+      order by p.created_at, p.id limit ?`,
+    [environmentId, ...(from.person ? [from.person.created_at, from.person.id] : []), limit],
+  );
+  if (persons.length > 0) {
+    const last = persons.at(-1)!;
+    rows.persons = persons.map(({ key_id: _id, key_at: _at, ...row }) => row);
+    return { rows, next: { ...next, person: { created_at: last.key_at, id: last.key_id } } };
+  }
+  const distinctIds = await executeBound<DistinctIdMirrorRow>(
+    em,
+    `select ${DISTINCT_ID_COLUMNS}
+       from ingestion.person_distinct_ids d join ingestion.persons p on p.id = d.person_id
+      where d.environment_id = ?${from.distinct_id === null ? '' : ' and d.distinct_id > ?'}
+      order by d.distinct_id limit ?`,
+    [environmentId, ...(from.distinct_id === null ? [] : [from.distinct_id]), limit],
+  );
+  if (distinctIds.length > 0) return { rows: { ...rows, distinct_ids: distinctIds }, next: { ...next, distinct_id: distinctIds.at(-1)!.distinct_id } };
+  const groups = await executeBound<GroupMirrorRow>(
+    em,
+    `select ${GROUP_COLUMNS}
+       from ingestion.groups g
+      where g.environment_id = ?${from.group ? ' and (g.group_type_index, g.group_key) > (?::smallint, ?)' : ''}
+      order by g.group_type_index, g.group_key limit ?`,
+    [environmentId, ...(from.group ? [from.group.group_type_index, from.group.group_key] : []), limit],
+  );
+  if (groups.length > 0) {
+    const last = groups.at(-1)!;
+    return { rows: { ...rows, groups }, next: { ...next, group: { group_type_index: last.group_type_index, group_key: last.group_key } } };
+  }
+  return { rows, next: null };
 }

@@ -21,6 +21,8 @@ export interface CopyCheckpoint {
   destination: string;
   /** By environment id. */
   environments: Record<string, EnvironmentProgress>;
+  /** The environments whose persons, distinct ids and groups were written into ClickHouse's mirror after their events. */
+  mirrored?: number[];
 }
 
 /** Raised when the checkpoint describes a copy into another ClickHouse. */

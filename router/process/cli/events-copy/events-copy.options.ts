@@ -26,7 +26,8 @@ export const copyProgram = cliProgram(
   "Copies events from PostgreSQL (DATABASE_URL, or the embedded database in DATA_DIR) to the ClickHouse of " +
     'CLICKHOUSE_URL, whose migrations it runs first: one environment, several, or all. Events ClickHouse holds already ' +
     "are left out. A checkpoint keeps each environment's last event copied: after a stop or a crash the same command " +
-    "goes on from it. At the end, each environment's count of events in ClickHouse is checked against PostgreSQL's. " +
+    "goes on from it. After an environment's events, its persons, distinct ids and groups are written into ClickHouse's " +
+    "mirror tables as PostgreSQL holds them. At the end, each environment's count of events in ClickHouse is checked against PostgreSQL's. " +
     'Progress goes to stderr, one JSON summary to stdout.\n\n' +
     'Exit status: 0 copied and counted alike, 1 an error or a count that differs, 2 a mistake in the call, 130 interrupted.',
 )

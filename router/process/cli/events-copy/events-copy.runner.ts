@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ingestionFacade } from '../../../../subgraphs/ingestion/facade.js';
+import { ingestionFacade, type MirroredCounts } from '../../../../subgraphs/ingestion/facade.js';
 import type { ClickHouse } from '../../../../subgraphs/shared/clickhouse/clickhouse.js';
 import type { Logger } from '../../../../subgraphs/shared/logger.js';
 import { checkCounts, type CountCheck } from './events-copy.check.js';
@@ -18,7 +18,7 @@ export interface CopyStores {
 /** What a copy did, printed as one JSON object when it ends. */
 export interface CopySummary {
   /** Each environment's counts; empty when the copy was stopped before its end. */
-  environments: (CountCheck & { read: number; inserted: number })[];
+  environments: (CountCheck & Work)[];
   /** Events this run read from PostgreSQL, and of them inserted (the others ClickHouse held). */
   read: number;
   inserted: number;
@@ -31,6 +31,8 @@ export interface CopySummary {
 interface Work {
   read: number;
   inserted: number;
+  /** The mirror rows written after the events; null when an earlier run wrote them. */
+  mirrored: MirroredCounts | null;
 }
 
 /**
@@ -87,7 +89,7 @@ export class EventsCopier {
   /** Copies one environment's events after its checkpoint, telling `copied` of each page. */
   private async copyEnvironment(checkpoint: CopyCheckpoint, environmentId: number, copied: (read: number) => void): Promise<Work> {
     const { em, clickhouse } = this.stores;
-    const work: Work = { read: 0, inserted: 0 };
+    const work: Work = { read: 0, inserted: 0, mirrored: null };
     let progress: EnvironmentProgress | undefined = checkpoint.environments[environmentId];
     while (!this.stopping) {
       const page = await ingestionFacade.eventsCopy.copyPage(em, clickhouse, environmentId, progress?.after ?? null, this.options.pageSize);
@@ -98,6 +100,11 @@ export class EventsCopier {
       work.read += page.read;
       work.inserted += page.inserted;
       copied(page.read);
+    }
+    if (!this.stopping && !checkpoint.mirrored?.includes(environmentId)) {
+      work.mirrored = await ingestionFacade.eventsCopy.copyProfiles(em, clickhouse, environmentId, this.options.pageSize);
+      checkpoint.mirrored = [...(checkpoint.mirrored ?? []), environmentId];
+      await saveCheckpoint(this.options.checkpoint, checkpoint);
     }
     this.log.info({ environment: environmentId, ...work }, this.stopping ? 'copy stopped' : 'environment copied');
     return work;
