@@ -6,6 +6,7 @@ import { compileQuery } from '../subgraphs/endpoints/queries/query.runner.js';
 import { subgraphNamed } from '../subgraphs/index.js';
 import { ormOptions } from '../subgraphs/shared/db/orm.js';
 import { fairShare } from '../subgraphs/shared/subgraph/fair-slots.js';
+import { setConfig } from '../subgraphs/shared/config.js';
 import { createLogger } from '../subgraphs/shared/logger.js';
 import { sql } from './kit/db.js';
 import { createEndpoint, endpointsPath, hogql, ingest, runEndpoint, SEED_EVENTS } from './kit/endpoints.js';
@@ -60,6 +61,28 @@ describe('a result past QUERY_MAX_RESULT_BYTES', () => {
     const kept = await sql(db(), 'select 1 from endpoints.materialized_rows where environment_id = $1', [attacker.environment_id]);
     expect(kept).toHaveLength(0);
     await call(attacker, 'PATCH', 'huge', { is_materialized: false });
+  });
+});
+
+// ClickHouse's memory bound; PostgreSQL's queries are bounded by their time and result alone.
+describe.skipIf(TEST_EVENTS_STORE !== 'clickhouse')('a query past QUERY_MAX_MEMORY_BYTES on ClickHouse', () => {
+  const MEMORY = 16 * 1_048_576;
+  // The setting is read at each query: this stack's, lowered for these cases alone.
+  beforeAll(() => void setConfig({ ...stack.config, QUERY_MAX_MEMORY_BYTES: MEMORY }));
+  afterAll(() => void setConfig(stack.config));
+
+  it('is a 400 over REST and GraphQL, and the next run answers', async () => {
+    // A 100 kB value for each of 12³ rows, gathered into one array: about 170 MB held at once.
+    await createEndpoint(stack, attacker, { name: 'hoard', query: hogql("select length(groupArray(repeat('x', 100000))) as n from events a, events b, events c") });
+    await createEndpoint(stack, attacker, { name: 'modest', query: hogql("select length(groupArray(repeat('x', 1000))) as n from events") });
+    const rest = await runEndpoint(stack, attacker, 'hoard', { refresh: 'force' });
+    expect(rest.status, rest.text).toBe(400);
+    expect(rest.body).toEqual({ type: 'validation_error', code: 'query_failed', detail: expect.stringContaining('more memory than one query may use'), attr: 'query' });
+    const graphql = await gql(stack.graphqlUrl, 'mutation($p: Int!) { run_endpoint(project_id: $p, name: "hoard", refresh: "force") }', { p: attacker.environment_id }, attacker.personal_api_key);
+    expect(graphql.errors?.[0]).toMatchObject({ message: rest.body.detail, extensions: { status: 400, attr: 'query' } });
+    const next = await runEndpoint(stack, attacker, 'modest', { refresh: 'force' });
+    expect(next.status, next.text).toBe(200);
+    expect(next.body.results).toEqual([[SEED_EVENTS.length]]);
   });
 });
 

@@ -107,6 +107,12 @@ const schema = z.object({
   /** Largest result a query may read (an endpoint run, a materialization, an export page), in bytes; more is a 400 `result_too_large`. */
   QUERY_MAX_RESULT_BYTES: numeric(z.number().int().positive()).default(20 * 1_048_576),
   /**
+   * Memory one query may take on ClickHouse (`max_memory_usage`), in bytes; more is a 400. Far
+   * above what a page of an answer needs, well below a server's: one tenant's query cannot take
+   * the memory every other one runs in. Size it to the ClickHouse server, not to this process.
+   */
+  QUERY_MAX_MEMORY_BYTES: numeric(z.number().int().min(16 * 1_048_576)).default(4 * 1024 ** 3),
+  /**
    * Queries running at once in a process (runs, refreshes, export pages), shared fairly between
    * environments: one holds at most about two thirds of them, and waiting ones are served in turn.
    */

@@ -7,16 +7,10 @@ import { QueryExecutionError, querySlots, queryTimeoutMs, type QueryLimits, type
 import { ResultTooLargeError } from './query.reader.js';
 
 /**
- * Memory one query may take on ClickHouse: far above what a page of an answer needs, well below a
- * server's, so that one tenant's query cannot take the memory every other query runs in.
- */
-export const QUERY_MEMORY_BYTES = 4 * 1024 ** 3;
-
-/**
  * Runs a query printed for ClickHouse with every defence beneath the printer: the reader's own
  * connection, read-only, and ClickHouse's limits on time (ENDPOINT_QUERY_TIMEOUT_SECONDS), rows,
- * result bytes (QUERY_MAX_RESULT_BYTES) and memory, each stopping the query where it stands; the
- * same query slots as PostgreSQL's, shared fairly between teams.
+ * result bytes (QUERY_MAX_RESULT_BYTES) and memory (QUERY_MAX_MEMORY_BYTES), each stopping the
+ * query where it stands; the same query slots as PostgreSQL's, shared fairly between teams.
  */
 export class ClickHouseQueryExecutor {
   constructor(
@@ -31,7 +25,7 @@ export class ClickHouseQueryExecutor {
       const read = await this.clickhouse.read<Record<string, unknown>>(
         printed.sql,
         printed.params,
-        { seconds: timeoutMs / 1000, rows: printed.limit + 1, bytes: maxBytes, memoryBytes: QUERY_MEMORY_BYTES },
+        { seconds: timeoutMs / 1000, rows: printed.limit + 1, bytes: maxBytes, memoryBytes: config().QUERY_MAX_MEMORY_BYTES },
         printed.settings,
       );
       // The SQL names its columns _c1.._cN; the answer is rows of values in that order.
