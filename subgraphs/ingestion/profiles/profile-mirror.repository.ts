@@ -127,41 +127,52 @@ export interface MirrorPage {
  * distinct ids, then groups), each walked off an index of the environment in a fixed order.
  */
 export async function mirrorRowsPage(em: EntityManager, environmentId: number, from: MirrorPosition, limit: number): Promise<MirrorPage> {
-  const rows: MirrorRows = { persons: [], distinct_ids: [], groups: [] };
-  const next = { ...from };
-  const persons = await executeBound<PersonMirrorRow & { key_id: string; key_at: string }>(
+  const empty: MirrorRows = { persons: [], distinct_ids: [], groups: [] };
+  const persons = await personsAfter(em, environmentId, from.person, limit);
+  if (persons.length > 0) {
+    const last = persons.at(-1)!;
+    return { rows: { ...empty, persons: persons.map(({ key_id: _id, key_at: _at, ...row }) => row) }, next: { ...from, person: { created_at: last.key_at, id: last.key_id } } };
+  }
+  const distinctIds = await distinctIdsAfter(em, environmentId, from.distinct_id, limit);
+  if (distinctIds.length > 0) return { rows: { ...empty, distinct_ids: distinctIds }, next: { ...from, distinct_id: distinctIds.at(-1)!.distinct_id } };
+  const groups = await groupsAfter(em, environmentId, from.group, limit);
+  if (groups.length > 0) {
+    const { group_type_index, group_key } = groups.at(-1)!;
+    return { rows: { ...empty, groups }, next: { ...from, group: { group_type_index, group_key } } };
+  }
+  return { rows: empty, next: null };
+}
+
+/** Persons in (created_at, id) order, the (environment, created_at) index's, with that key as text. */
+function personsAfter(em: EntityManager, environmentId: number, after: MirrorPosition['person'], limit: number) {
+  return executeBound<PersonMirrorRow & { key_id: string; key_at: string }>(
     em,
     `select ${PERSON_COLUMNS}, p.id::text as key_id, to_char(p.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.USOF') as key_at
        from ingestion.persons p
-      where p.environment_id = ?${from.person ? ' and (p.created_at, p.id) > (?::timestamptz, ?::bigint)' : ''}
+      where p.environment_id = ?${after ? ' and (p.created_at, p.id) > (?::timestamptz, ?::bigint)' : ''}
       order by p.created_at, p.id limit ?`,
-    [environmentId, ...(from.person ? [from.person.created_at, from.person.id] : []), limit],
+    [environmentId, ...(after ? [after.created_at, after.id] : []), limit],
   );
-  if (persons.length > 0) {
-    const last = persons.at(-1)!;
-    rows.persons = persons.map(({ key_id: _id, key_at: _at, ...row }) => row);
-    return { rows, next: { ...next, person: { created_at: last.key_at, id: last.key_id } } };
-  }
-  const distinctIds = await executeBound<DistinctIdMirrorRow>(
+}
+
+function distinctIdsAfter(em: EntityManager, environmentId: number, after: string | null, limit: number): Promise<DistinctIdMirrorRow[]> {
+  return executeBound<DistinctIdMirrorRow>(
     em,
     `select ${DISTINCT_ID_COLUMNS}
        from ingestion.person_distinct_ids d join ingestion.persons p on p.id = d.person_id
-      where d.environment_id = ?${from.distinct_id === null ? '' : ' and d.distinct_id > ?'}
+      where d.environment_id = ?${after === null ? '' : ' and d.distinct_id > ?'}
       order by d.distinct_id limit ?`,
-    [environmentId, ...(from.distinct_id === null ? [] : [from.distinct_id]), limit],
+    [environmentId, ...(after === null ? [] : [after]), limit],
   );
-  if (distinctIds.length > 0) return { rows: { ...rows, distinct_ids: distinctIds }, next: { ...next, distinct_id: distinctIds.at(-1)!.distinct_id } };
-  const groups = await executeBound<GroupMirrorRow>(
+}
+
+function groupsAfter(em: EntityManager, environmentId: number, after: GroupKey | null, limit: number): Promise<GroupMirrorRow[]> {
+  return executeBound<GroupMirrorRow>(
     em,
     `select ${GROUP_COLUMNS}
        from ingestion.groups g
-      where g.environment_id = ?${from.group ? ' and (g.group_type_index, g.group_key) > (?::smallint, ?)' : ''}
+      where g.environment_id = ?${after ? ' and (g.group_type_index, g.group_key) > (?::smallint, ?)' : ''}
       order by g.group_type_index, g.group_key limit ?`,
-    [environmentId, ...(from.group ? [from.group.group_type_index, from.group.group_key] : []), limit],
+    [environmentId, ...(after ? [after.group_type_index, after.group_key] : []), limit],
   );
-  if (groups.length > 0) {
-    const last = groups.at(-1)!;
-    return { rows: { ...rows, groups }, next: { ...next, group: { group_type_index: last.group_type_index, group_key: last.group_key } } };
-  }
-  return { rows, next: null };
 }
