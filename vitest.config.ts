@@ -11,7 +11,7 @@ const TIERED = ['**/*.db.test.ts', '**/*.e2e.test.ts', '**/*.slow.test.ts'];
  * store on ClickHouse's engine in process (test/kit/events-store.ts). A suite joins once what it
  * tests has moved to ClickHouse (docs/clickhouse.md).
  */
-const EVENT_SUITES = ['ingestion-batch', 'ingestion-read', 'ingestion-profiles', 'project-deletion', 'conversations', 'endpoints', 'endpoints-hogql', 'endpoints-limits', 'endpoints-access'].map((name) => `test/${name}.db.test.ts`);
+const EVENT_SUITES = ['ingestion-batch', 'ingestion-read', 'ingestion-profiles', 'project-deletion', 'conversations', 'endpoints', 'endpoints-hogql', 'endpoints-limits', 'endpoints-access', 'batch-exports-backfill', 'batch-exports-http', 'batch-exports-pages', 'batch-exports-postgres', 'batch-exports-s3', 'batch-exports-ssrf'].map((name) => `test/${name}.db.test.ts`);
 
 /** A tier: the root's settings and its own files; every tier but unit gets the run's build and database. */
 function tier(name: string, test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration {

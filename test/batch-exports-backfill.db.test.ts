@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { backfill, createExport, drainExports, runsOf, s3Destination, startReceiver, startS3, type S3Store } from './kit/batch-exports.js';
+import { backfill, createExport, drainExports, ingestedAt, runsOf, s3Destination, startReceiver, startS3, type S3Store } from './kit/batch-exports.js';
 import { sql } from './kit/db.js';
 import { ingest } from './kit/endpoints.js';
 import { daysAgo } from './kit/ingest.js';
@@ -78,7 +78,7 @@ describe('backfills export by event time', () => {
     const created = await createExport(stack, owner, { destination: s3Destination(store, { prefix: 'scheduled' }), hogql_query: 'SELECT uuid, timestamp, _inserted_at, created_at FROM events' });
     // As if the import had arrived yesterday, and the schedule had stood since the range began.
     const yesterday = new Date(today.getTime() - DAY_MS / 2).toISOString();
-    await sql(inject('databaseUrl'), 'update ingestion.events set created_at = $2 where environment_id = $1', [owner.environment_id, yesterday]);
+    await ingestedAt(inject('databaseUrl'), owner.environment_id, new Date(yesterday));
     await sql(inject('databaseUrl'), 'update batch_exports.batch_exports set scheduled_until = $2 where id = $1', [created.id, range.start_at]);
     await drainExports(stack, owner);
     const runs = await runsOf(stack, owner, created.id);
@@ -105,7 +105,7 @@ describe('the interval reads the events\' own columns', () => {
   it('a scheduled run exports the events ingested in its interval, not those its aliases name', async () => {
     const created = await createExport(stack, owner, { destination: s3Destination(store, { prefix: 'aliased-scheduled', include_events: ['purchase'] }), hogql_query: query });
     // The events ingested yesterday, the one interval scheduled.
-    await sql(inject('databaseUrl'), "update ingestion.events set created_at = $2::timestamptz - interval '12 hours' where environment_id = $1", [owner.environment_id, range.end_at]);
+    await ingestedAt(inject('databaseUrl'), owner.environment_id, new Date(time(range.end_at) - DAY_MS / 2));
     await sql(inject('databaseUrl'), "update batch_exports.batch_exports set scheduled_until = $2::timestamptz - interval '1 day' where id = $1", [created.id, range.end_at]);
     await drainExports(stack, owner);
     const runs = await runsOf(stack, owner, created.id);

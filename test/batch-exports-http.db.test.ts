@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { backfill, createExport, drainExports, exportsPath, ingestedAsTheyHappened, runsOf, startReceiver } from './kit/batch-exports.js';
-import { sql } from './kit/db.js';
+import { storedEvents, type StoredEvent } from './kit/events-store.js';
 import { ingest, SEED_EVENTS } from './kit/endpoints.js';
 import { api } from './kit/http.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
@@ -23,6 +23,9 @@ afterAll(async () => {
   await stack?.stop();
   await receiver?.stop();
 });
+
+/** Events' uuids and names in uuid order: where they came from, not the order they were stored in. */
+const byUuid = (events: StoredEvent[]) => events.map(({ uuid, event }) => ({ uuid, event })).sort((a, b) => a.uuid.localeCompare(b.uuid));
 
 const httpDestination = (config: Record<string, unknown> = {}) => ({ type: 'HTTP', config: { url: receiver.url, token: 'receiver-token', ...config } });
 
@@ -47,10 +50,12 @@ describe('HTTP destination', () => {
     const created = await createExport(stack, owner, { destination: { type: 'HTTP', config: { url: `${stack.ingestUrl}/batch/`, token: target.project_api_key, body_format: 'PostHogBatch' } } });
     await backfill(stack, owner, created.id, '2026-01-05T00:00:00Z', '2026-01-08T00:00:00Z');
     expect((await runsOf(stack, owner, created.id)).map((run) => run.status)).toEqual(['Completed', 'Completed', 'Completed']);
-    const copied = async () => sql<{ uuid: string; event: string }>(inject('databaseUrl'), 'select uuid::text, event from ingestion.events where environment_id = $1 order by timestamp', [target.environment_id]);
+    const copied = async () => byUuid(await storedEvents(inject('databaseUrl'), target.environment_id));
     const first = await copied();
-    const source = await sql<{ uuid: string; event: string }>(inject('databaseUrl'), "select uuid::text, event from ingestion.events where environment_id = $1 and timestamp < '2026-01-08' order by timestamp", [owner.environment_id]);
+    // The owner's events of the range, each under its own uuid, and no other.
+    const source = byUuid((await storedEvents(inject('databaseUrl'), owner.environment_id)).filter((event) => first.some((copy) => copy.uuid === event.uuid)));
     expect(first).toEqual(source);
+    expect(first.map((event) => event.event).sort()).toEqual(SEED_EVENTS.filter((event) => event.timestamp < '2026-01-08').map((event) => event.event).sort());
     // Sent again (a retry of the whole range), nothing is stored twice: the receiver knows each event by its uuid.
     await backfill(stack, owner, created.id, '2026-01-05T00:00:00Z', '2026-01-08T00:00:00Z');
     expect(await copied()).toEqual(source);

@@ -53,6 +53,47 @@ describe('S3 destination', () => {
   });
 });
 
+describe('S3 destination: the values of the fields', () => {
+  it("exports PostHog's fields with the same values on either events store", async () => {
+    const event = {
+      uuid: crypto.randomUUID(),
+      event: 'clicked',
+      distinct_id: 'fields-user',
+      timestamp: '2026-03-02T10:00:00.123456Z',
+      properties: { $elements_chain: 'button:nth-child="1"', $set: { plan: 'pro' }, amount: 1.5, text: 'a "quoted" é' },
+    };
+    await ingest(stack, owner, [event]);
+    const [person] = await sql<{ person_id: string }>(
+      inject('databaseUrl'),
+      'select p.uuid::text as person_id from ingestion.persons p join ingestion.person_distinct_ids d on d.person_id = p.id where d.environment_id = $1 and d.distinct_id = $2',
+      [owner.environment_id, event.distinct_id],
+    );
+    const fields = await createExport(stack, owner, { destination: s3Destination(store, { prefix: 'fields', include_events: ['clicked'] }) });
+    const custom = await createExport(stack, owner, {
+      destination: s3Destination(store, { prefix: 'fields-query' }),
+      hogql_query: "SELECT team_id, uuid, _inserted_at, person_properties.plan AS plan, elements_chain FROM events WHERE event = 'clicked'",
+    });
+    for (const created of [fields, custom]) await backfill(stack, owner, created.id, '2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z');
+    const [record, ...others] = lines(await store.read((await store.keys('fields/'))[0]!));
+    expect(others).toEqual([]);
+    expect(record).toEqual({
+      uuid: event.uuid,
+      timestamp: event.timestamp,
+      _inserted_at: event.timestamp,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/),
+      event: 'clicked',
+      properties: expect.objectContaining({ $elements_chain: 'button:nth-child="1"', amount: 1.5, text: 'a "quoted" é' }),
+      distinct_id: 'fields-user',
+      elements_chain: 'button:nth-child="1"',
+      person_properties: expect.objectContaining({ plan: 'pro' }),
+      person_id: person!.person_id,
+    });
+    expect(lines(await store.read((await store.keys('fields-query/'))[0]!))).toEqual([
+      { team_id: owner.environment_id, uuid: event.uuid, _inserted_at: event.timestamp, plan: 'pro', elements_chain: 'button:nth-child="1"' },
+    ]);
+  });
+});
+
 describe('S3 destination: formats and sizes', () => {
   it('writes Parquet (snappy, gzip, brotli) that a Parquet reader reads back, times in microseconds', async () => {
     for (const compression of ['snappy', 'gzip', 'brotli']) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ClickHouse } from '../subgraphs/shared/clickhouse/clickhouse.js';
+import { exportsPath, s3Destination, startS3 } from './kit/batch-exports.js';
 import { postgresEventRows } from './kit/events-store.js';
 import { api, gql } from './kit/http.js';
 import { anEvent } from './kit/ingest.js';
@@ -14,8 +15,8 @@ import { TEST_SECRET_KEY } from './kit/stack.js';
 /**
  * The platform as `npm start` runs it with its events in ClickHouse's engine in its own process
  * (`CLICKHOUSE_URL=chdb:<dir>`, one worker), judged from outside: what it captures reads back
- * over REST and GraphQL as on PostgreSQL, PostgreSQL holds no event, and a clean restart on the
- * same directory keeps them.
+ * over REST and GraphQL as on PostgreSQL, a batch export exports it, PostgreSQL holds no event,
+ * and a clean restart on the same directory keeps them.
  */
 describe('the platform with its events on chDB', () => {
   const env = {
@@ -145,6 +146,29 @@ describe('the platform with its events on chDB', () => {
       await expect.poll(async () => (await rest(owner, 'persons/?distinct_id=alice')).body.results[0]?.properties, { timeout: 30_000 }).toEqual({ email: 'alice@example.com' });
       await expect.poll(async () => (await rest(owner, 'groups/find/?group_type_index=0&group_key=acme')).body?.group_properties, { timeout: 30_000 }).toEqual({ name: 'Acme' });
     });
+
+    it('exports the captured events in a backfill, each once, with PostHog\'s fields', async () => {
+      const store = await startS3();
+      try {
+        const call = (method: string, rest: string, body?: unknown) => api(platform.url, method, exportsPath(owner, rest), { key: owner.personal_api_key, body });
+        const created = await call('POST', '', { name: 'chdb', interval: 'day', destination: s3Destination(store, { prefix: 'chdb' }) });
+        expect(created.status, created.text).toBe(201);
+        expect((await call('POST', `${created.body.id}/backfills`, { start_at: '2026-01-10T00:00:00Z', end_at: '2026-01-11T00:00:00Z' })).status).toBe(201);
+        await expect.poll(async () => (await call('GET', `${created.body.id}/runs`)).body.results.map((run: { status: string }) => run.status), { timeout: 60_000 }).toEqual(['Completed']);
+        const keys = await store.keys('chdb/');
+        const records = (await Promise.all(keys.map(async (key) => (await store.read(key)).toString().trim().split('\n')))).flat().map((line) => JSON.parse(line));
+        const expected = [...sent, identify, group];
+        expect(records.map((record) => record.uuid).sort()).toEqual(expected.map((event) => event.uuid as string).sort());
+        for (const record of records) {
+          const event = expected.find((candidate) => candidate.uuid === record.uuid)!;
+          expect(record).toMatchObject({ event: event.event, distinct_id: event.distinct_id, properties: event.properties, elements_chain: '' });
+          // A backfill's `_inserted_at` is the event's own time, as PostHog's backfill view exports it.
+          expect([record.timestamp, record._inserted_at].map((time: string) => new Date(time).toISOString())).toEqual([event.timestamp, event.timestamp]);
+        }
+      } finally {
+        await store.stop();
+      }
+    }, 120_000);
 
     it('keeps the events across a clean restart on the same directory', async () => {
       const before = await events(owner);

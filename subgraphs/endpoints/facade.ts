@@ -1,6 +1,8 @@
-import { checkExportFilters, checkExportQuery, exportColumns, readExportPage, type ExportField, type ExportKeyset, type ExportQuery, type ExportTime, type ExportWindow } from './exports/export-query.js';
+import { openExportPages, type ExportPages } from './exports/export-pages.js';
+import { checkExportFilters, checkExportQuery, exportColumns, type ExportField, type ExportKeyset, type ExportQuery, type ExportTime, type ExportWindow } from './exports/export-query.js';
+import { endpointPropertyReads, type PropertyReads } from './hogql/clickhouse/clickhouse.property-reads.js';
 
-export type { ExportField, ExportKeyset, ExportQuery, ExportTime, ExportWindow };
+export type { ExportField, ExportKeyset, ExportPages, ExportQuery, ExportTime, ExportWindow, PropertyReads };
 
 /**
  * What saved endpoints offer other subgraphs: the HogQL compiler, for the queries batch exports
@@ -14,6 +16,8 @@ export const endpointsFacade = {
   checkExportFilters,
   /** The columns an export query answers, typed. */
   exportColumns,
-  /** One page of an export query over a window of ingestion or event time, after a keyset, run as HogQL queries run. */
-  readExportPage,
+  /** The pages of an export query over a window of ingestion or event time, read in turn after a keyset, run as HogQL queries run, on the events store. */
+  openExportPages,
+  /** The top-level event properties the installation's active saved endpoints read, most-read first (`npm run events:materialize -- --suggest`). */
+  eventPropertyReads: endpointPropertyReads,
 };

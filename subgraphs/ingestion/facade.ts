@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ClickHouse } from '../shared/clickhouse/clickhouse.js';
 import { pageWindow } from '../shared/subgraph/pagination.js';
 import { eventQuery, type EventFilter } from './events/event-condition.js';
 import { readEventPageBound, type EventKeyset, type EventTime } from './exports/events.export.js';
+import { planEventPages, type EventPageBound, type EventPagePlan } from './exports/events.export.clickhouse.js';
 import { PERSON_EXPORT_COLUMNS, readPersonsPage, type PersonKeyset } from './exports/persons.export.js';
 import { refreshPersonStatistics } from './exports/query-statistics.js';
 import { eventsCopy, type EventCopyKey } from './events/event.copy.js';
@@ -11,8 +13,9 @@ import type { PersonRecord } from './persons/person.record.js';
 import { listPersons } from './persons/person.repository.js';
 import { personRecord } from './persons/person.service.js';
 import { QUERY_SURFACE } from './query-surface.js';
+import { MATERIALIZED_COLUMNS } from './clickhouse/clickhouse.materialized-columns.js';
 
-export type { EventCopyKey, EventFilter, MirroredCounts, EventKeyset, EventTime, PersonKeyset, PersonRecord, TrendInterval };
+export type { EventCopyKey, EventFilter, MirroredCounts, EventKeyset, EventPageBound, EventPagePlan, EventTime, PersonKeyset, PersonRecord, TrendInterval };
 
 /**
  * What other subgraphs may read of an environment's ingested data (the assistant's tools): plain
@@ -52,6 +55,13 @@ export const ingestionFacade = {
   eventPageBoundForExport: (em: EntityManager, environmentId: number, window: { by: EventTime; start: Date | null; end: Date }, after: EventKeyset | null, rows: number): Promise<EventKeyset | null> =>
     readEventPageBound(em, environmentId, window, after, rows),
 
+  /** On ClickHouse: the bounds of every page of `rows` events after `after` of an export's window, and the uuids stored twice there. */
+  planEventPagesForExport: (clickhouse: ClickHouse, environmentId: number, window: { by: EventTime; start: Date | null; end: Date }, after: EventKeyset | null, rows: number): Promise<EventPagePlan> =>
+    planEventPages(clickhouse, environmentId, window, after, rows),
+
   /** Copying the events from PostgreSQL to ClickHouse (`npm run events:copy`), a page at a time. */
   eventsCopy,
+
+  /** Materialized property columns on ClickHouse (`npm run events:materialize`): which there are, and making one. */
+  materializedColumns: MATERIALIZED_COLUMNS,
 };

@@ -1,3 +1,4 @@
+import { readyMaterializedColumns } from './clickhouse/clickhouse.materialized-cache.js';
 import { clickhouseQueryTable } from './clickhouse/clickhouse.query-tables.js';
 
 /**
@@ -20,4 +21,6 @@ export const QUERY_SURFACE = {
   },
   /** The same tables on the ClickHouse events store: the SQL of one, filtered by the team. */
   clickhouseTable: clickhouseQueryTable,
+  /** The filled materialized property columns of the events table in a ClickHouse database (`$browser` → `mat_$browser`), which its subquery gives. */
+  clickhouseEventColumns: readyMaterializedColumns,
 } as const;

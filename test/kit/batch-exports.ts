@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { clickhouseFor } from '../../subgraphs/shared/clickhouse/clickhouse.registry.js';
 import { sql } from './db.js';
 import { api } from './http.js';
 import type { Tenant } from './seed.js';
@@ -83,7 +84,23 @@ export async function runsOf(stack: Stack, owner: Tenant, id: string): Promise<a
  * when they were made), as if they had arrived as they happened: exports read by ingestion time.
  */
 export async function ingestedAsTheyHappened(databaseUrl: string, environmentId: number): Promise<void> {
-  await sql(databaseUrl, 'update ingestion.events set created_at = timestamp where environment_id = $1', [environmentId]);
+  await ingestedAt(databaseUrl, environmentId, 'timestamp');
   await sql(databaseUrl, 'update ingestion.persons set updated_at = created_at where environment_id = $1', [environmentId]);
+}
+
+/**
+ * Dates every event of the environment as ingested at `at` (or at its own timestamp), in
+ * whichever store the installation keeps them: what a scheduled export reads them by.
+ */
+export async function ingestedAt(databaseUrl: string, environmentId: number, at: Date | 'timestamp'): Promise<void> {
+  const clickhouse = clickhouseFor(databaseUrl);
+  if (clickhouse) {
+    const to = at === 'timestamp' ? 'timestamp' : "{at:DateTime64(6, 'UTC')}";
+    const params = { team: environmentId, ...(at === 'timestamp' ? {} : { at: at.toISOString().replace('T', ' ').replace('Z', '') }) };
+    await clickhouse.command(`ALTER TABLE ${clickhouse.database}.events UPDATE created_at = ${to} WHERE team_id = {team:Int64}`, params, { mutations_sync: '2' });
+    return;
+  }
+  if (at === 'timestamp') await sql(databaseUrl, 'update ingestion.events set created_at = timestamp where environment_id = $1', [environmentId]);
+  else await sql(databaseUrl, 'update ingestion.events set created_at = $2 where environment_id = $1', [environmentId, at]);
 }
 

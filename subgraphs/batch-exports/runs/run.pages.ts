@@ -81,7 +81,10 @@ export async function runSource(em: EntityManager, log: Logger, batchExport: Bat
   };
   return {
     columns,
-    pages: (signal) => prefetched<ExportKeyset>((after) => endpointsFacade.readExportPage(em, log, query, exportWindow, after, PAGE_ROWS, PAGE_TIMEOUT_MS), columns, signal),
+    pages: (signal) => {
+      const pages = endpointsFacade.openExportPages(em, log, query, exportWindow, PAGE_ROWS, PAGE_TIMEOUT_MS);
+      return prefetched<ExportKeyset>((after) => pages.read(after), columns, signal);
+    },
   };
 }
 

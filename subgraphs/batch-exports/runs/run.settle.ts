@@ -9,7 +9,8 @@ const MAX_WAIT_SECONDS = 600;
  * time their transaction began, by the database's clock (so the database's clock judges), and rows
  * inside `[start, end)` may arrive until each such transaction has ended. A transaction writes
  * from its first statement (an ingestion batch locks its project first), so the ones that will
- * write have an id. Waits at most MAX_WAIT_SECONDS past the end.
+ * write have an id. On ClickHouse an event's ingest time is stamped as its insert is sent, which
+ * `settleMs` covers. Waits at most MAX_WAIT_SECONDS past the end.
  */
 export async function isSettled(em: EntityManager, end: Date, settleMs: number): Promise<boolean> {
   const [state] = await em.execute<{ due: boolean; overdue: boolean; open: number }[]>(

@@ -1,16 +1,13 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { ingestionFacade, type EventKeyset, type EventTime } from '../../ingestion/facade.js';
+import type { EventKeyset, EventTime } from '../../ingestion/facade.js';
 import { ValidationError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
 import { isKind, walk } from '../hogql/parse/hogql.ast.js';
 import { AGGREGATE_FUNCTIONS } from '../hogql/functions/aggregate.functions.js';
 import { alias, and, call, compare, constant, field, or, orderBy, tuple } from '../hogql/parse/hogql.builders.js';
 import { compileHogQL } from '../hogql/compile/hogql.compiler.js';
 import { HogQLError } from '../hogql/hogql.errors.js';
 import { parseHogQLSelect } from '../hogql/parse/hogql.parser.js';
-import type { CompiledQuery, HogQLNode, HogQLType } from '../hogql/hogql.types.js';
+import type { CompiledQuery, CompileOptions, HogQLNode, HogQLType } from '../hogql/hogql.types.js';
 import { propertiesCondition } from '../hogql/trends/trends.properties.js';
-import { QueryExecutor } from '../queries/query.executor.js';
 
 /** The fields a batch export's query may read (PostHog's list, and the view's `_inserted_at`). */
 const READABLE = ['team_id', 'timestamp', 'event', 'distinct_id', 'uuid', 'created_at', '_inserted_at', 'elements_chain', 'person_id', 'properties', 'person_properties', 'person'];
@@ -59,6 +56,11 @@ export type ExportKeyset = EventKeyset;
 export interface PageRange {
   after: ExportKeyset | null;
   bound: ExportKeyset | null;
+  /**
+   * The event times of the range's events, where known: a condition on the column the events
+   * store is sorted by, so that ClickHouse reads the range's days alone.
+   */
+  timestamps?: { from: string; to: string };
 }
 
 export interface ExportPage {
@@ -71,6 +73,24 @@ export interface ExportPage {
   last: ExportKeyset | null;
   /** Whether rows may follow `last`: the page ended early (the row limit, the result byte cap), or had a bound. */
   more: boolean;
+}
+
+/**
+ * A page of rows read over a range up to `bound`, the keyset in each row's last two columns, of
+ * which `exported` keeps those the page exports. Rows that arrived in the range since its bound
+ * was read end a page at its limit too.
+ */
+export function pageOf(columns: ExportPage['columns'], rows: unknown[][], hasMore: boolean, bound: ExportKeyset | null, exported: (rows: unknown[][]) => unknown[][] = (all) => all): ExportPage {
+  const width = columns.length - 2;
+  const lastRow = rows.at(-1);
+  const endedEarly = lastRow !== undefined && hasMore;
+  return {
+    columns: columns.slice(0, width),
+    // The next page goes on after the last row read, exported or not.
+    rows: exported(rows).map((row) => row.slice(0, width)),
+    last: endedEarly ? { at: String(lastRow[width]), uuid: String(lastRow[width + 1]) } : bound && { at: bound.at, uuid: bound.uuid },
+    more: endedEarly || bound !== null,
+  };
 }
 
 /**
@@ -140,37 +160,18 @@ function sourceOf(text: string, node: HogQLNode): string {
   return Array.from(text).slice(start, end).join('');
 }
 
-/**
- * Reads one page of an export: the query's columns for the events of the window after `after`, in
- * (the window's `by`, uuid) order, at most `limit` rows. It runs as every HogQL query runs (the
- * team's rows only, read-only, the reader role, a statement timeout) and ends early, after a whole
- * row, where the rows reach the result byte cap: wide events make pages of any size, and the next
- * page goes on after the last row read. Ingestion's index says first where `limit` events from
- * `after` end: the views' security barrier keeps the page's sort above them, so that an unbounded
- * page would sort the rest of its window and a run would cost the square of its size.
- */
-export async function readExportPage(em: EntityManager, log: Logger, query: ExportQuery, window: ExportWindow, after: ExportKeyset | null, limit: number, timeoutMs: number): Promise<ExportPage> {
-  const bound = await ingestionFacade.eventPageBoundForExport(em, window.teamId, window, after, limit);
-  const compiled = compileExportPage(query, window, { after, bound }, limit);
-  const { rows, hasMore } = await new QueryExecutor(em, log).run(window.teamId, compiled, timeoutMs, { partial: true });
-  const width = compiled.columns.length - 2;
-  const lastRow = rows.at(-1);
-  // Rows that arrived in the range since its bound was read end a page at its limit too.
-  const endedEarly = lastRow !== undefined && hasMore;
-  return {
-    columns: compiled.columns.slice(0, width),
-    rows: rows.map((row) => row.slice(0, width)),
-    last: endedEarly ? { at: String(lastRow[width]), uuid: String(lastRow[width + 1]) } : bound,
-    more: endedEarly || bound !== null,
-  };
-}
-
 /** The SQL of one page of an export over `range`: the query's columns, then the row's keyset. */
 export function compileExportPage(query: ExportQuery, window: ExportWindow, range: PageRange, limit: number): CompiledQuery {
-  return compileHogQL(pageQuery(query, window, range, limit), { variables: {}, limit, timezone: 'UTC' });
+  return compileHogQL(exportPageQuery(query, window, range, limit), exportCompileOptions(limit));
 }
 
-function pageQuery(query: ExportQuery, window: ExportWindow, range: PageRange, limit: number): HogQLNode {
+/** How a page is compiled, for either engine: no variables, times in UTC. */
+export function exportCompileOptions(limit: number): CompileOptions {
+  return { variables: {}, limit, timezone: 'UTC' };
+}
+
+/** The HogQL of one page of an export over `range`: the query's columns, then the row's keyset (its last two). */
+export function exportPageQuery(query: ExportQuery, window: ExportWindow, range: PageRange, limit: number): HogQLNode {
   // The events' own columns, qualified by the FROM item: a select alias (`now() AS created_at`)
   // stands in for an unqualified name, and must not for the interval, the keyset or the filters.
   const from = (query.ast.select_from as HogQLNode).alias;
@@ -185,7 +186,7 @@ function pageQuery(query: ExportQuery, window: ExportWindow, range: PageRange, l
   const filters = asFilterError(() => propertiesCondition(window.filters ?? null));
   const conditions: (HogQLNode | null)[] = [
     (ast.where as HogQLNode | null) ?? null,
-    ...rangeConditions(time, id, window, range),
+    ...rangeConditions(time, id, own(field('timestamp')), window, range),
     window.includeEvents?.length ? compare('in', own(field('event')), tuple(window.includeEvents.map(constant))) : null,
     window.excludeEvents?.length ? compare('not in', own(field('event')), tuple(window.excludeEvents.map(constant))) : null,
     filters && own(filters),
@@ -204,7 +205,8 @@ function pageQuery(query: ExportQuery, window: ExportWindow, range: PageRange, l
  * constant, which PostgreSQL takes as leakproof and pushes beneath the views' security barrier into
  * the index scan, bounding it on both sides; the uuid only breaks ties at the two ends, above it.
  */
-function rangeConditions(time: HogQLNode, id: HogQLNode, window: ExportWindow, { after, bound }: PageRange): (HogQLNode | null)[] {
+function rangeConditions(time: HogQLNode, id: HogQLNode, stamp: HogQLNode, window: ExportWindow, range: PageRange): (HogQLNode | null)[] {
+  const { after, bound } = range;
   const at = (iso: string) => call('toDateTime', [constant(iso)]);
   const uuid = (text: string) => call('toUUID', [constant(text)]);
   return [
@@ -214,6 +216,8 @@ function rangeConditions(time: HogQLNode, id: HogQLNode, window: ExportWindow, {
     after ? or([compare('>', time, at(after.at)), compare('>', id, uuid(after.uuid))]) : null,
     bound ? compare('<=', time, at(bound.at)) : null,
     bound ? or([compare('<', time, at(bound.at)), compare('<=', id, uuid(bound.uuid))]) : null,
+    range.timestamps ? compare('>=', stamp, at(range.timestamps.from)) : null,
+    range.timestamps ? compare('<=', stamp, at(range.timestamps.to)) : null,
   ];
 }
 

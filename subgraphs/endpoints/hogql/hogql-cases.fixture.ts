@@ -5,6 +5,9 @@ import type { CompileOptions } from './hogql.types.js';
  * PostgreSQL (compile/hogql.postgres.db.test.ts) and on ClickHouse
  * (clickhouse/clickhouse.printer.db.test.ts), which must give the same answers.
  */
+/** A property's text with what JSON escapes in it (a quote, a backslash, a newline, a tab) and letters outside ASCII. */
+const TEXT = 'é "q" \\ \n\t 😀';
+
 export const HOGQL_ROWS = {
   persons: [
     { id: '11111111-1111-1111-1111-111111111111', created_at: '2024-01-01T00:00:00Z', properties: { email: 'ada@example.com', plan: 'pro' }, is_identified: true },
@@ -17,11 +20,11 @@ export const HOGQL_ROWS = {
   ],
   groups: [{ index: 0, key: 'acme', properties: { name: 'Acme', employees: 50 }, created_at: '2024-01-01T00:00:00Z', updated_at: '2024-02-01T00:00:00Z' }],
   events: [
-    { uuid: 'aaaaaaaa-0000-0000-0000-000000000001', event: '$pageview', distinct_id: 'd1', timestamp: '2024-03-09T23:30:00Z', properties: { $browser: 'Chrome', n: 5, flag: true, nested: { a: { b: 'deep' } }, list: [1, 2, 3] } },
-    { uuid: 'aaaaaaaa-0000-0000-0000-000000000002', event: '$pageview', distinct_id: 'd2', timestamp: '2024-03-10T03:00:00Z', properties: { $browser: 'Firefox', n: '7', flag: false } },
-    { uuid: 'aaaaaaaa-0000-0000-0000-000000000003', event: '$pageview', distinct_id: 'd3', timestamp: '2024-03-11T12:00:00Z', properties: { $browser: 'Chrome', n: 'abc' } },
-    { uuid: 'aaaaaaaa-0000-0000-0000-000000000004', event: 'signup', distinct_id: 'd3', timestamp: '2024-03-11T13:00:00Z', properties: { plan: 'free' } },
-    { uuid: 'aaaaaaaa-0000-0000-0000-000000000005', event: 'signup', distinct_id: 'd9', timestamp: '2024-03-12T00:30:00Z', properties: {} },
+    { uuid: 'aaaaaaaa-0000-0000-0000-000000000001', event: '$pageview', distinct_id: 'd1', timestamp: '2024-03-09T23:30:00Z', properties: { $browser: 'Chrome', n: 5, flag: true, nested: { a: { b: 'deep' } }, list: [1, 2, 3], v: TEXT } },
+    { uuid: 'aaaaaaaa-0000-0000-0000-000000000002', event: '$pageview', distinct_id: 'd2', timestamp: '2024-03-10T03:00:00Z', properties: { $browser: 'Firefox', n: '7', flag: false, v: 1.5 } },
+    { uuid: 'aaaaaaaa-0000-0000-0000-000000000003', event: '$pageview', distinct_id: 'd3', timestamp: '2024-03-11T12:00:00Z', properties: { $browser: 'Chrome', n: 'abc', v: null } },
+    { uuid: 'aaaaaaaa-0000-0000-0000-000000000004', event: 'signup', distinct_id: 'd3', timestamp: '2024-03-11T13:00:00Z', properties: { plan: 'free', v: { x: [1, 'a'] } } },
+    { uuid: 'aaaaaaaa-0000-0000-0000-000000000005', event: 'signup', distinct_id: 'd9', timestamp: '2024-03-12T00:30:00Z', properties: { v: '' } },
   ],
 };
 
@@ -62,6 +65,18 @@ export const HOGQL_CASES: HogQLCase[] = [
     name: 'reads properties as text, NULL when absent',
     query: 'SELECT properties.$browser, properties.nested.a.b, properties.flag FROM events ORDER BY timestamp LIMIT 2',
     rows: [['Chrome', 'deep', 'true'], ['Firefox', null, 'false']],
+  },
+  {
+    // Every kind of value one key holds: text with escapes, a number, JSON null, an object, empty text.
+    name: 'reads each kind of property value, by field and by key',
+    query: "SELECT properties.v, properties['v'], properties.v IS NULL, properties.missing FROM events ORDER BY timestamp",
+    rows: [[TEXT, TEXT, false, null], ['1.5', '1.5', false, null], [null, null, true, null], ['{"x": [1, "a"]}', '{"x": [1, "a"]}', false, null], ['', '', false, null]],
+    clickhouseRows: [[TEXT, TEXT, false, null], ['1.5', '1.5', false, null], [null, null, true, null], ['{"x":[1,"a"]}', '{"x":[1,"a"]}', false, null], ['', '', false, null]],
+  },
+  {
+    name: 'groups, orders and filters by a property',
+    query: "SELECT e.properties.$browser AS b, count() FROM events e WHERE properties['$browser'] != 'Safari' OR properties.$browser IS NULL GROUP BY properties.$browser ORDER BY b DESC",
+    rows: [['Firefox', 1], ['Chrome', 2], [null, 2]],
   },
   { name: 'compares a property with a number as the number it spells', query: 'SELECT count() FROM events WHERE properties.n > 6', rows: [[1]] },
   { name: 'sums properties as numbers, text that spells none as NULL', query: 'SELECT sum(properties.n), countIf(properties.flag = true) FROM events', rows: [[12, 1]] },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config.js';
-import { ClickHouseDdl } from './clickhouse.ddl.js';
+import { ClickHouseDdl, quoteIdentifier, quoteString } from './clickhouse.ddl.js';
 import { parseClickHouseUrl } from './clickhouse-url.js';
 
 const TABLE = { name: 'events', columns: ['uuid UUID', 'distinct_id String'], version: '_timestamp', orderBy: '(uuid)', partitionBy: 'toYYYYMM(timestamp)', shardBy: 'sipHash64(distinct_id)' };
@@ -55,5 +55,17 @@ describe(ClickHouseDdl.name, () => {
       'ALTER TABLE posthog.sharded_events ON CLUSTER events_cluster ADD COLUMN IF NOT EXISTS mat_x String',
       'ALTER TABLE posthog.events ON CLUSTER events_cluster ADD COLUMN IF NOT EXISTS mat_x String',
     ]);
+    expect(ddl.commentColumn(TABLE, 'mat_$x', "it's")).toEqual([
+      "ALTER TABLE posthog.sharded_events ON CLUSTER events_cluster COMMENT COLUMN `mat_$x` 'it\\'s'",
+      "ALTER TABLE posthog.events ON CLUSTER events_cluster COMMENT COLUMN `mat_$x` 'it\\'s'",
+    ]);
+    // A mutation rewrites the parts that hold the rows: the shards' tables.
+    expect(ddl.materializeColumn(TABLE, 'mat_$x')).toBe('ALTER TABLE posthog.sharded_events ON CLUSTER events_cluster MATERIALIZE COLUMN `mat_$x`');
+    expect(new ClickHouseDdl('posthog').materializeColumn(TABLE, 'mat_$x')).toBe('ALTER TABLE posthog.events MATERIALIZE COLUMN `mat_$x`');
+  });
+
+  it('quotes any text as a string literal or an identifier', () => {
+    expect(quoteString("a'b\\c")).toBe("'a\\'b\\\\c'");
+    expect(quoteIdentifier('mat_`x\\')).toBe('`mat_\\`x\\\\`');
   });
 });

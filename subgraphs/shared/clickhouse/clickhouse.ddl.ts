@@ -73,8 +73,25 @@ export class ClickHouseDdl {
 
   /** Adds a column to a table made by {@link replacingTable}: its local tables and, on a cluster, the Distributed one. */
   addColumn(table: Pick<ReplacingTable, 'name' | 'shardBy'>, column: string): string[] {
-    const names = this.cluster && table.shardBy ? [`sharded_${table.name}`, table.name] : [table.name];
-    return names.map((name) => `ALTER TABLE ${this.table(name)}${this.onCluster} ADD COLUMN IF NOT EXISTS ${column}`);
+    return this.tablesOf(table).map((name) => `ALTER TABLE ${this.table(name)}${this.onCluster} ADD COLUMN IF NOT EXISTS ${column}`);
+  }
+
+  /** Sets a column's comment, on a table made by {@link replacingTable} and, on a cluster, its local tables too. */
+  commentColumn(table: Pick<ReplacingTable, 'name' | 'shardBy'>, column: string, comment: string): string[] {
+    return this.tablesOf(table).map((name) => `ALTER TABLE ${this.table(name)}${this.onCluster} COMMENT COLUMN ${quoteIdentifier(column)} ${quoteString(comment)}`);
+  }
+
+  /**
+   * Computes a MATERIALIZED column for the parts written before it existed: a mutation of the
+   * tables that hold the rows, which ClickHouse runs in the background (system.mutations follows it).
+   */
+  materializeColumn(table: Pick<ReplacingTable, 'name' | 'shardBy'>, column: string): string {
+    return `ALTER TABLE ${this.storageOf(table)}${this.onCluster} MATERIALIZE COLUMN ${quoteIdentifier(column)}`;
+  }
+
+  /** Where a system table is read for every node: each replica of the cluster, or this server. */
+  systemTable(name: string): string {
+    return this.cluster ? `clusterAllReplicas(${this.cluster}, system.${name})` : `system.${name}`;
   }
 
   /** Sets table settings of a table made by {@link replacingTable}, on the tables that hold its rows. */
@@ -85,6 +102,11 @@ export class ClickHouseDdl {
   /** The table that holds the rows (the sharded one on a cluster): what a mutation names. */
   storageOf(table: Pick<ReplacingTable, 'name' | 'shardBy'>): string {
     return this.table(this.cluster && table.shardBy ? `sharded_${table.name}` : table.name);
+  }
+
+  /** The local tables first, then the Distributed one over them (a column is added below before above). */
+  private tablesOf(table: Pick<ReplacingTable, 'name' | 'shardBy'>): string[] {
+    return this.cluster && table.shardBy ? [`sharded_${table.name}`, table.name] : [table.name];
   }
 
   private replacingEngine(local: string, table: ReplacingTable): string {
@@ -104,4 +126,14 @@ function settingsText(settings: Record<string, string | number>): string {
   return Object.entries(settings)
     .map(([name, value]) => `${name} = ${typeof value === 'number' ? value : `'${value}'`}`)
     .join(', ');
+}
+
+/** A ClickHouse string literal of any text: backslashes and quotes escaped, as its lexer reads them. */
+export function quoteString(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** A ClickHouse identifier of any text (`mat_$browser`), in backquotes. */
+export function quoteIdentifier(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
 }

@@ -29,3 +29,13 @@ export function clickhouseFor(databaseUrl: string): ClickHouse | null {
 export function clickhouseOf(em: EntityManager): ClickHouse | null {
   return clickhouseFor(String(em.config.get('clientUrl')));
 }
+
+/**
+ * The latest registered ClickHouse whose tables live in `database`: for code that knows a query's
+ * database only (the HogQL printer, finding which materialized columns it may read); null if none.
+ */
+export function clickhouseWithDatabase(database: string): ClickHouse | null {
+  let found: ClickHouse | null = null;
+  for (const opened of byDatabase.values()) for (const clickhouse of opened) if (clickhouse.database === database) found = clickhouse;
+  return found;
+}

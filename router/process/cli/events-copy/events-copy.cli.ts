@@ -19,11 +19,11 @@ async function main(values: CopyArguments): Promise<number> {
   if (!config.CLICKHOUSE_URL) throw new ConfigError('CLICKHOUSE_URL', 'must be set: it names the ClickHouse the events are copied to (http(s)://user:password@host:8123/database or chdb:<directory>)');
   const destination = destinationOf(parseClickHouseUrl(config.CLICKHOUSE_URL));
   // The platform's code only once the call is known good: the help and a mistake answer at once.
-  const [{ withStores }, { EventsCopier }, { mismatchLine }] = await Promise.all([import('./events-copy.stores.js'), import('./events-copy.runner.js'), import('./events-copy.check.js')]);
+  const [{ withEventStores }, { EventsCopier }, { mismatchLine }] = await Promise.all([import('../events-stores.js'), import('./events-copy.runner.js'), import('./events-copy.check.js')]);
   const log = createLogger(config.LOG_LEVEL, 'events-copy');
   const checkpoint = options.checkpoint ?? resolve(config.DATA_DIR, 'events-copy.checkpoint.json');
   try {
-    return await withStores(config, log, async (em, clickhouse) => {
+    return await withEventStores(config, log, 'ingestion', async (em, clickhouse) => {
       const copier = new EventsCopier({ em, clickhouse, destination }, { ...options, checkpoint }, log);
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         process.once(signal, () => {

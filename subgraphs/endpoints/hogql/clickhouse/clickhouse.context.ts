@@ -22,6 +22,11 @@ export interface Printed {
   wholeDays?: boolean;
   /** The column name PostHog gives a field (`event`, `$browser` for `properties.$browser`). */
   name?: string;
+  /**
+   * Set on the events table's `properties`: the SQL of the materialized columns that hold some of
+   * its top-level keys (`$browser` → `"_t1".`mat_$browser``), read instead of the JSON.
+   */
+  columns?: ReadonlyMap<string, string>;
 }
 
 /** What lives for one printing: the values bound, the variables, the zone, the team and where its tables are. */

@@ -10,6 +10,8 @@ import { callPrinted, castPrinted } from './clickhouse.functions.js';
 import type { Source } from '../compile/hogql.scope.js';
 import type { ClickHouseParamType } from './clickhouse.params.js';
 import { ingestionFacade } from '../../../ingestion/facade.js';
+import { quoteIdentifier } from '../../../shared/clickhouse/clickhouse.ddl.js';
+import { jsonPropertySql } from '../../../shared/clickhouse/clickhouse.json.js';
 
 type Printer = (node: HogQLNode, env: PrintEnv) => Printed;
 
@@ -115,7 +117,7 @@ function inTable(source: Source, table: TableDef, at: { alias: string; path: str
   const [name, ...rest] = chain;
   const member = memberOf(table, String(name))!;
   if ('type' in member) {
-    const expr: Printed = { sql: `"${at.alias}"."${member.name}"`, type: member.type, nullable: at.nullable, name: member.name };
+    const expr: Printed = { sql: `"${at.alias}"."${member.name}"`, type: member.type, nullable: at.nullable, name: member.name, columns: materializedColumns(table, member.name, at.alias, env) };
     return rest.length > 0 ? property(expr, rest, env) : expr;
   }
   if ('path' in member) return inTable(source, table, at, [...member.path, ...rest], env);
@@ -123,6 +125,17 @@ function inTable(source: Source, table: TableDef, at: { alias: string; path: str
   const path = at.path ? `${at.path}.${member.name}` : member.name;
   const alias = source.lazyAlias(path, (joined) => `LEFT JOIN ${ingestionFacade.querySurface.clickhouseTable(target.name, env.ctx.database, env.ctx.team)} AS "${joined}" ON "${joined}"."${member.to}" = "${at.alias}"."${member.from}"`);
   return inTable(source, target, { alias, path, nullable: true }, rest, env);
+}
+
+/**
+ * The materialized columns of the events table's `properties` (none for another table or column),
+ * as its subquery gives them in this printing (clickhouse.query-tables.ts).
+ */
+function materializedColumns(table: TableDef, column: string, alias: string, env: PrintEnv): ReadonlyMap<string, string> | undefined {
+  if (table.name !== 'events' || column !== 'properties') return undefined;
+  const ready = ingestionFacade.querySurface.clickhouseEventColumns(env.ctx.database);
+  if (ready.size === 0) return undefined;
+  return new Map([...ready].map(([key, name]) => [key, `"${alias}".${quoteIdentifier(name)}`]));
 }
 
 /**
@@ -134,8 +147,10 @@ export function property(base: Printed, path: (string | number)[], env: PrintEnv
   if (!document) throw new HogQLError(`Cannot access ${path.join('.')} on a ${base.type}`);
   const keys = [...document.keys, ...path.map((key) => (typeof key === 'string' ? env.ctx.params.bind(key, 'String') : env.ctx.params.bind(key, 'Int64')))];
   const at = [document.text, ...keys].join(', ');
+  // A top-level key kept in a materialized column: the column, computed by the same expression.
+  const column = base.columns && path.length === 1 && typeof path[0] === 'string' ? base.columns.get(path[0]) : undefined;
   return {
-    sql: `if(JSONType(${at}) = 'String', JSONExtractString(${at}), nullIf(nullIf(JSONExtractRaw(${at}), ''), 'null'))`,
+    sql: column ?? jsonPropertySql(at),
     type: 'String',
     nullable: true,
     property: true,

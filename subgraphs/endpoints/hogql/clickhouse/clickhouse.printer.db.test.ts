@@ -3,6 +3,7 @@ import { testChdbUrl } from '../../../../test/kit/events-store.js';
 import { startStack, type Stack } from '../../../../test/kit/stack.js';
 import type { ClickHouse, ReadLimits } from '../../../shared/clickhouse/clickhouse.js';
 import { clickhouseFor } from '../../../shared/clickhouse/clickhouse.registry.js';
+import { ingestionFacade } from '../../../ingestion/facade.js';
 import { HOGQL_CASES, HOGQL_FUNCTION_LISTS, HOGQL_ROWS, sortedRows, TRENDS_CASE } from '../hogql-cases.fixture.js';
 import { parseHogQLSelect } from '../parse/hogql.parser.js';
 import { trendsToHogQL } from '../trends/trends.query.js';
@@ -49,9 +50,13 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 async function run(ast: HogQLNode, options: Partial<CompileOptions> = {}): Promise<unknown[][]> {
+  return (await runPrinted(ast, options)).rows;
+}
+
+async function runPrinted(ast: HogQLNode, options: Partial<CompileOptions> = {}): Promise<{ rows: unknown[][]; sql: string }> {
   const printed = printHogQLForClickHouse(ast, { variables: {}, ...options }, { environmentId: TEAM, database: clickhouse.database });
   const rows = await clickhouse.read<Record<string, unknown>>(printed.sql, printed.params, LIMITS, printed.settings);
-  return rows.slice(0, printed.limit).map((row) => printed.columns.map((_, index) => row[`_c${index + 1}`]));
+  return { rows: rows.slice(0, printed.limit).map((row) => printed.columns.map((_, index) => row[`_c${index + 1}`])), sql: printed.sql };
 }
 
 describe('HogQL printed for ClickHouse', () => {
@@ -83,5 +88,41 @@ describe('HogQL printed for ClickHouse', () => {
     expect(references.length).toBe(3);
     expect(printed.sql.match(/FROM db\.\w+ WHERE team_id = \{p1:Int64\}/g)).toHaveLength(3);
     expect(printed.params.p1).toBe(TEAM);
+  });
+});
+
+/** Every top-level property the cases read, each a materialized column filled for the rows loaded before it. */
+const MATERIALIZED = ['$browser', 'n', 'flag', 'nested', 'list', 'plan', 'v', 'missing'];
+
+// Last: the columns stay, and every case above ran before them on the JSON.
+describe('HogQL printed for ClickHouse, with materialized property columns', () => {
+  beforeAll(async () => {
+    for (const property of MATERIALIZED) await ingestionFacade.materializedColumns.materialize(clickhouse, property);
+    await ingestionFacade.materializedColumns.refresh(clickhouse);
+  });
+
+  it.each(HOGQL_CASES)('$name: the same rows from the columns', async ({ query, options, rows, clickhouseRows, unordered }) => {
+    const answer = await run(await parseHogQLSelect(TEAM, query), options);
+    const expected = clickhouseRows ?? rows;
+    expect(unordered ? sortedRows(answer) : answer).toEqual(unordered ? sortedRows(expected) : expected);
+  });
+
+  it('reads the columns for top-level properties in every clause, and the JSON for deeper ones', async () => {
+    const { sql } = await runPrinted(await parseHogQLSelect(TEAM, "SELECT properties.$browser, properties['v'], properties.nested.a.b, count() FROM events WHERE properties.flag = 'true' GROUP BY 1, 2, 3, properties.n ORDER BY properties.n"));
+    for (const column of ['`mat_$browser`', '`mat_v`', '`mat_flag`', '`mat_n`']) expect(sql).toContain(`"_t1".${column}`);
+    expect(sql).not.toContain('"_t1".`mat_nested`');
+    expect(sql).toMatch(/JSONExtractString\("_t\d+"\."properties", (\{p\d+:String\}, ){2}\{p\d+:String\}\)/);
+  });
+
+  it('runs a TrendsQuery breakdown on the column, as on PostgreSQL', async () => {
+    const { rows, sql } = await runPrinted(trendsToHogQL(TRENDS_CASE.query));
+    expect(sql).toContain('`mat_$browser`');
+    expect(rows).toEqual(TRENDS_CASE.rows);
+  });
+
+  it("keeps reading the JSON of persons' properties", async () => {
+    const { sql } = await runPrinted(await parseHogQLSelect(TEAM, "SELECT count() FROM events WHERE person.properties.plan = 'pro'"));
+    expect(sql).not.toMatch(/"_t\d+"\.`mat_plan`/);
+    expect(sql).toMatch(/JSONExtractString\("_t1_pdi_person"\."properties", \{p\d+:String\}\)/);
   });
 });
