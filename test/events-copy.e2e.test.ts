@@ -9,11 +9,11 @@ import { api } from './kit/http.js';
 import { anEvent, daysAgo, postBatch } from './kit/ingest.js';
 import { BUILD_DIR, freePort, runCli, startPlatform } from './kit/process.js';
 import { TEST_SECRET_KEY } from './kit/secret.js';
+import { expectUsageMistakes } from './kit/usage.js';
 import { seedTenant, type Tenant } from './kit/seed.js';
 import { startStack, type Stack } from './kit/stack.js';
 
 const CLI = `${BUILD_DIR}/router/process/cli/events-copy/events-copy.cli.js`;
-const STACK_FRAME = /^\s+at /m;
 
 interface Summary {
   environments: { environment_id: number; postgres: number; clickhouse: number; matches: boolean; read: number; inserted: number }[];
@@ -114,12 +114,7 @@ describe('npm run events:copy', () => {
       [['--all', '--environment', '1'], /^error: give --environment or --all, not both\nusage:/],
       [['--all', '--page-size', '0'], /^error: --page-size must be a whole number from 1 to 100000\nusage:/],
     ] as const;
-    const runs = await Promise.all(mistakes.map(([args]) => runCli(CLI, [...args], {})));
-    runs.forEach((run, index) => {
-      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
-      expect(run.stderr).toMatch(mistakes[index]![1]);
-      expect(run.stderr).not.toMatch(STACK_FRAME);
-    });
+    await expectUsageMistakes(CLI, mistakes);
   }, 60_000);
 
   it('names CLICKHOUSE_URL in one line when it is unset, before it opens anything', async () => {

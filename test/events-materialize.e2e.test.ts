@@ -7,11 +7,11 @@ import { createScratchDatabase, dropDatabase } from '../subgraphs/shared/db/data
 import { createEndpoint, hogql } from './kit/endpoints.js';
 import { BUILD_DIR, freePort, runCli } from './kit/process.js';
 import { TEST_SECRET_KEY } from './kit/secret.js';
+import { expectUsageMistakes } from './kit/usage.js';
 import { seedTenant } from './kit/seed.js';
 import { startStack } from './kit/stack.js';
 
 const CLI = `${BUILD_DIR}/router/process/cli/events-materialize/events-materialize.cli.js`;
-const STACK_FRAME = /^\s+at /m;
 const EVENTS = 20_000;
 
 /**
@@ -94,12 +94,7 @@ describe('npm run events:materialize', () => {
       [['--top', '0'], /^error: --top must be a whole number from 1 to 100\nusage:/],
       [['--suggest', '$browser'], /^error: --suggest changes nothing: give it alone\nusage:/],
     ] as const;
-    const runs = await Promise.all(mistakes.map(([args]) => runCli(CLI, [...args], {})));
-    runs.forEach((run, index) => {
-      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
-      expect(run.stderr).toMatch(mistakes[index]![1]);
-      expect(run.stderr).not.toMatch(STACK_FRAME);
-    });
+    await expectUsageMistakes(CLI, mistakes);
   }, 60_000);
 
   it('stops with one line when CLICKHOUSE_URL is unset (the events are in PostgreSQL), wrong or away', async () => {
