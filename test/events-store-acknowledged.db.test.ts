@@ -96,6 +96,16 @@ async function queue(owner: Tenant): Promise<{ queued: number; awaiting: number 
   return { queued: Number(row!.queued), awaiting: Number(row!.awaiting) };
 }
 
+/**
+ * After a retry answered 200: its changes wait for no insert, queued once. The stack's own worker
+ * applies a batch's changes a moment after it is answered, and may have done so by now: then
+ * none is left, and what it applied is checked after the drain.
+ */
+async function queuedOnceOrApplied(owner: Tenant): Promise<void> {
+  const { queued, awaiting } = await queue(owner);
+  expect({ awaiting, queuedAtMostOnce: queued <= 1 }).toEqual({ awaiting: 0, queuedAtMostOnce: true });
+}
+
 /** What the changes made: the person's properties and the group's, null where none is. */
 async function profiles(owner: Tenant, distinctId: string) {
   const [person] = await sql<{ properties: Record<string, unknown> }>(
@@ -126,7 +136,7 @@ describe('a batch on ClickHouse whose attempt failed after its commit', () => {
     await applyProfiles(stack);
     expect(await profiles(owner, distinctId)).toEqual(NONE);
     expect((await send()).status).toBe(200);
-    expect(await queue(owner)).toEqual({ queued: 1, awaiting: 0 });
+    await queuedOnceOrApplied(owner);
     await applyProfiles(stack);
     expect(await profiles(owner, distinctId)).toMatchObject(APPLIED);
     expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(2);
@@ -139,7 +149,7 @@ describe('a batch on ClickHouse whose attempt failed after its commit', () => {
     await applyProfiles(stack);
     expect(await profiles(owner, distinctId)).toEqual(NONE);
     expect((await send()).status).toBe(200);
-    expect(await queue(owner)).toEqual({ queued: 1, awaiting: 0 });
+    await queuedOnceOrApplied(owner);
     await applyProfiles(stack);
     expect(await profiles(owner, distinctId)).toMatchObject(APPLIED);
     expect(await eventCount(databaseUrl(), owner.environment_id)).toBe(2);
